@@ -1,0 +1,189 @@
+//! Text and JSON rendering of the library's results.
+
+use std::io::{self, Write};
+
+use fiftymove::{
+    line::{Line, LineEnd},
+    probe::{Outcome, ProbeReport},
+};
+use serde::Serialize;
+
+/// Writes one JSON document on one line (JSON Lines).
+pub fn json_line<T: Serialize>(out: &mut impl Write, value: &T) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value).map_err(io::Error::other)?;
+    out.write_all(b"\n")
+}
+
+fn signed(v: i32) -> String {
+    if v > 0 {
+        format!("+{v}")
+    } else {
+        v.to_string()
+    }
+}
+
+fn outcome_word(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Win => "win",
+        Outcome::Draw => "draw",
+        Outcome::Loss => "loss",
+    }
+}
+
+/// `probe` for people.
+pub fn probe_text(out: &mut impl Write, r: &ProbeReport) -> io::Result<()> {
+    writeln!(out, "FEN       {}", r.fen)?;
+    writeln!(out, "Material  {}", r.material)?;
+    writeln!(out, "WDL       {}", r.wdl.as_str())?;
+    writeln!(out, "DTZ       {} plies (exact)", signed(r.dtz))?;
+    writeln!(
+        out,
+        "Clock     {} -> {} under the 50-move rule",
+        r.halfmove_clock,
+        outcome_word(r.outcome_with_clock)
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:<8} {:<6} {:>13} {:>5}  zeroing",
+        "move", "uci", "then (opp.)", "dtz"
+    )?;
+    for m in &r.moves {
+        writeln!(
+            out,
+            "{:<8} {:<6} {:>13} {:>5}  {}",
+            m.san,
+            m.uci,
+            m.wdl.as_str(),
+            signed(m.dtz),
+            if m.zeroing { "yes" } else { "" }
+        )?;
+    }
+    Ok(())
+}
+
+/// `line` for people.
+pub fn line_text(out: &mut impl Write, l: &Line) -> io::Result<()> {
+    writeln!(out, "Start  {}", l.start_fen)?;
+    if l.end == LineEnd::Draw {
+        writeln!(out, "The position is drawn: there is no forced line.")?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{:>4}  {:<8} {:>5} {:>5}  {:<8} note",
+        "ply", "move", "dtz", "clock", "material"
+    )?;
+    for p in &l.plies {
+        let mut note = String::new();
+        if p.zeroing {
+            note.push_str("zeroing");
+        }
+        if l.fifty_move_claim_ply == Some(p.ply) {
+            note.push_str(" <- clock reaches 100: 50-move claim");
+        }
+        if l.seventy_five_move_ply == Some(p.ply) {
+            note.push_str(" <- clock reaches 150: 75-move draw");
+        }
+        writeln!(
+            out,
+            "{:>4}  {:<8} {:>5} {:>5}  {:<8} {}",
+            p.ply,
+            p.san,
+            signed(p.dtz_before),
+            p.clock_before,
+            p.material,
+            note.trim()
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Phases:")?;
+    for ph in &l.phases {
+        writeln!(
+            out,
+            "  from ply {:>3}: {:>3} plies in {}{}",
+            ph.start_ply,
+            ph.plies,
+            ph.material,
+            if ph.plies > 100 {
+                "  (over 100: the 50-move rule intervenes)"
+            } else {
+                ""
+            }
+        )?;
+    }
+    writeln!(out, "End: {:?} after {} plies", l.end, l.plies.len())?;
+    writeln!(
+        out,
+        "Result without the rule: {}   with the 50-move rule: {}",
+        l.result_without_rule, l.result_with_rule
+    )?;
+    Ok(())
+}
+
+/// The closure of one material, for `tables`.
+#[derive(Serialize)]
+pub struct MaterialClosure {
+    /// As given (White first).
+    pub material: String,
+    /// Syzygy name.
+    pub table: String,
+    /// Every table in the closure.
+    pub closure: Vec<String>,
+    /// Missing files.
+    pub missing: Vec<String>,
+}
+
+/// One file's status, for `tables`.
+#[derive(Serialize)]
+pub struct FileStatus {
+    /// File name.
+    pub file: String,
+    /// Where it was found.
+    pub path: String,
+    /// `present`, `ok`, or what is wrong.
+    pub status: String,
+}
+
+/// The `tables` report.
+#[derive(Serialize)]
+pub struct TablesReport {
+    /// Directories searched, in order.
+    pub dirs: Vec<String>,
+    /// Closures asked for.
+    pub materials: Vec<MaterialClosure>,
+    /// Files reported on.
+    pub files: Vec<FileStatus>,
+}
+
+/// `tables` for people.
+pub fn tables_text(out: &mut impl Write, r: &TablesReport, verify: bool) -> io::Result<()> {
+    writeln!(out, "Table directories: {}", r.dirs.join(", "))?;
+    for m in &r.materials {
+        writeln!(
+            out,
+            "{} (table {}): closure of {} tables: {}",
+            m.material,
+            m.table,
+            m.closure.len(),
+            m.closure.join(" ")
+        )?;
+        if m.missing.is_empty() {
+            writeln!(out, "  all {} files present", m.closure.len() * 2)?;
+        } else {
+            writeln!(
+                out,
+                "  missing {}: {}",
+                m.missing.len(),
+                m.missing.join(" ")
+            )?;
+        }
+    }
+    if verify || r.materials.is_empty() {
+        for f in &r.files {
+            writeln!(out, "{:<16} {:<10} {}", f.file, f.status, f.path)?;
+        }
+        writeln!(out, "{} file(s)", r.files.len())?;
+    }
+    Ok(())
+}

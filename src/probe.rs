@@ -1,0 +1,485 @@
+//! The probe engine: one position at a time, through shakmaty-syzygy, with
+//! DTZ rounding resolved exactly by searching the successors.
+//!
+//! Conventions (design.md section 1): DTZ is signed plies from the side to
+//! move, positive when it wins. A checkmated side to move has DTZ 0. Cursed
+//! wins and blessed losses have magnitude above 100.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use shakmaty::{
+    san::SanPlus, uci::UciMove, Board, CastlingMode, Chess, Color, Move, Position, Square,
+};
+use shakmaty_syzygy::{MaybeRounded, SyzygyError, Tablebase};
+
+use crate::{
+    error::{Error, Result},
+    material::Material,
+};
+
+/// The five-valued Syzygy evaluation, assuming the halfmove clock is 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Wdl {
+    /// Lost, even under the 50-move rule.
+    Loss,
+    /// Lost without the 50-move rule, drawn with it.
+    BlessedLoss,
+    /// Drawn.
+    Draw,
+    /// Won without the 50-move rule, drawn with it.
+    CursedWin,
+    /// Won, even under the 50-move rule.
+    Win,
+}
+
+impl Wdl {
+    /// All five values, from worst to best.
+    pub const ALL: [Wdl; 5] = [
+        Wdl::Loss,
+        Wdl::BlessedLoss,
+        Wdl::Draw,
+        Wdl::CursedWin,
+        Wdl::Win,
+    ];
+
+    /// The value for the other side.
+    pub fn flip(self) -> Wdl {
+        match self {
+            Wdl::Loss => Wdl::Win,
+            Wdl::BlessedLoss => Wdl::CursedWin,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::CursedWin => Wdl::BlessedLoss,
+            Wdl::Win => Wdl::Loss,
+        }
+    }
+
+    /// The snake_case name used in JSON and text output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Wdl::Loss => "loss",
+            Wdl::BlessedLoss => "blessed_loss",
+            Wdl::Draw => "draw",
+            Wdl::CursedWin => "cursed_win",
+            Wdl::Win => "win",
+        }
+    }
+
+    /// +1 for (cursed) wins, -1 for (blessed) losses, 0 for draws.
+    pub fn signum(self) -> i32 {
+        match self {
+            Wdl::Loss | Wdl::BlessedLoss => -1,
+            Wdl::Draw => 0,
+            Wdl::CursedWin | Wdl::Win => 1,
+        }
+    }
+
+    pub(crate) fn from_syzygy(wdl: shakmaty_syzygy::Wdl) -> Wdl {
+        match wdl {
+            shakmaty_syzygy::Wdl::Loss => Wdl::Loss,
+            shakmaty_syzygy::Wdl::BlessedLoss => Wdl::BlessedLoss,
+            shakmaty_syzygy::Wdl::Draw => Wdl::Draw,
+            shakmaty_syzygy::Wdl::CursedWin => Wdl::CursedWin,
+            shakmaty_syzygy::Wdl::Win => Wdl::Win,
+        }
+    }
+}
+
+/// The result for the side to move once the 50-move rule and the current
+/// halfmove clock are taken into account.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The side to move wins.
+    Win,
+    /// Drawn (by the position, or because the 50-move rule intervenes).
+    Draw,
+    /// The side to move loses.
+    Loss,
+}
+
+/// The verdict of the 50-move rule for a position with value `wdl`, exact
+/// DTZ `dtz` and halfmove clock `clock`.
+///
+/// A win stands when the zeroing move comes no later than the ply that
+/// brings the clock to 100, that is when `dtz + clock <= 100`: otherwise the
+/// loser can claim with the move that makes the clock reach 100 (FIDE 9.3).
+/// The same bound applies to a loss. A checkmated side has lost whatever
+/// the clock says.
+pub fn outcome_with_clock(wdl: Wdl, dtz: i32, clock: u32, checkmated: bool) -> Outcome {
+    if checkmated {
+        return Outcome::Loss;
+    }
+    let within = dtz.unsigned_abs() + clock <= 100;
+    match wdl {
+        Wdl::Win if within => Outcome::Win,
+        Wdl::Loss if within => Outcome::Loss,
+        _ => Outcome::Draw,
+    }
+}
+
+/// What one legal move leads to.
+#[derive(Clone, Debug, Serialize)]
+pub struct MoveEval {
+    /// The move in UCI notation.
+    pub uci: String,
+    /// The move in SAN.
+    pub san: String,
+    /// WDL of the position after the move, for the side then to move.
+    pub wdl: Wdl,
+    /// Exact DTZ of the position after the move, for the side then to move.
+    pub dtz: i32,
+    /// Whether the move is a capture or a pawn move.
+    pub zeroing: bool,
+    /// The DTZ this move gives the mover if played in a decisive position
+    /// (`None` if it does not keep the mover's result).
+    #[serde(skip)]
+    pub(crate) mover_dtz: Option<i32>,
+}
+
+/// Everything `probe` reports for one position.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProbeReport {
+    /// The position's FEN.
+    pub fen: String,
+    /// The material, White first, as on the board.
+    pub material: String,
+    /// Five-valued WDL (clock 0).
+    pub wdl: Wdl,
+    /// Exact DTZ in plies, signed from the side to move.
+    pub dtz: i32,
+    /// The FEN's halfmove clock.
+    pub halfmove_clock: u32,
+    /// The result given that clock.
+    pub outcome_with_clock: Outcome,
+    /// Every legal move, best first for the side to move.
+    pub moves: Vec<MoveEval>,
+}
+
+/// Key for the memo of exact DTZ values within one query.
+type Key = (Board, Color, Option<Square>);
+
+fn key(pos: &Chess) -> Key {
+    (pos.board().clone(), pos.turn(), pos.maybe_ep_square())
+}
+
+/// The probe engine: one shakmaty-syzygy probe per position, rounding
+/// resolved by search. Simple, and the oracle for faster engines.
+pub struct Prober {
+    tb: Tablebase<Chess>,
+}
+
+impl Prober {
+    /// Wraps an opened tablebase.
+    pub fn new(tb: Tablebase<Chess>) -> Prober {
+        Prober { tb }
+    }
+
+    /// The five-valued WDL of `pos`, assuming the clock is 0.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::MissingTables`] or [`Error::Table`] when a table is absent or
+    /// damaged.
+    pub fn wdl(&self, pos: &Chess) -> Result<Wdl> {
+        self.tb
+            .probe_wdl_after_zeroing(pos)
+            .map(Wdl::from_syzygy)
+            .map_err(|e| table_error(e, pos))
+    }
+
+    /// The exact DTZ of `pos`, in plies, signed from the side to move.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Prober::wdl`].
+    pub fn dtz(&self, pos: &Chess) -> Result<i32> {
+        self.dtz_memo(pos, &mut HashMap::new())
+    }
+
+    /// The raw shakmaty-syzygy DTZ, which may be rounded (`n` meaning `n` or
+    /// `n+1` plies in magnitude).
+    ///
+    /// # Errors
+    ///
+    /// As for [`Prober::wdl`].
+    pub fn raw_dtz(&self, pos: &Chess) -> Result<MaybeRounded<i32>> {
+        self.tb
+            .probe_dtz(pos)
+            .map(|d| d.map(|d| d.0))
+            .map_err(|e| table_error(e, pos))
+    }
+
+    fn dtz_memo(&self, pos: &Chess, memo: &mut HashMap<Key, i32>) -> Result<i32> {
+        if pos.is_checkmate() {
+            return Ok(0);
+        }
+        if let Some(v) = memo.get(&key(pos)) {
+            return Ok(*v);
+        }
+        let v = match self.raw_dtz(pos)? {
+            MaybeRounded::Precise(v) => v,
+            MaybeRounded::Rounded(v) => {
+                let n = v.abs();
+                let sign = v.signum();
+                // The truth is n or n+1 in magnitude. The winner (minimising)
+                // reaches n iff some move scores n; the loser (maximising)
+                // reaches n+1 iff some move scores n+1.
+                let target = if sign > 0 { n } else { n + 1 };
+                let hit = self.some_move_scores(pos, sign, target, memo)?;
+                let magnitude = match (sign > 0, hit) {
+                    (true, true) | (false, false) => n,
+                    (true, false) | (false, true) => n + 1,
+                };
+                sign * magnitude
+            }
+        };
+        memo.insert(key(pos), v);
+        Ok(v)
+    }
+
+    /// Whether some legal move gives the mover (whose DTZ sign is `sign`)
+    /// exactly `target` plies.
+    fn some_move_scores(
+        &self,
+        pos: &Chess,
+        sign: i32,
+        target: i32,
+        memo: &mut HashMap<Key, i32>,
+    ) -> Result<bool> {
+        Ok(self.first_move_scoring(pos, sign, target, memo)?.is_some())
+    }
+
+    /// The first legal move, in UCI order, that gives the mover (whose DTZ
+    /// sign is `sign`) exactly `target` plies. Successors are resolved
+    /// exactly only when their rounded value admits the target.
+    fn first_move_scoring(
+        &self,
+        pos: &Chess,
+        sign: i32,
+        target: i32,
+        memo: &mut HashMap<Key, i32>,
+    ) -> Result<Option<Move>> {
+        let mut moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+        moves.sort_by_cached_key(|m| UciMove::from_move(*m, CastlingMode::Standard).to_string());
+        for m in moves {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            let mated = after.is_checkmate();
+            if m.is_zeroing() || mated {
+                let wdl_after = if mated { Wdl::Loss } else { self.wdl(&after)? };
+                if zeroing_score(sign, wdl_after, mated) == Some(target) {
+                    return Ok(Some(m));
+                }
+                continue;
+            }
+            // Non-zeroing: the mover scores 1 + |dtz(after)| when `after`
+            // has the opposite sign.
+            let need = target - 1;
+            let raw = self.raw_dtz(&after)?;
+            let r = raw.ignore_rounding();
+            if r.signum() != -sign {
+                continue;
+            }
+            let exact = match raw {
+                MaybeRounded::Precise(v) => v.abs(),
+                MaybeRounded::Rounded(v) => {
+                    if v.abs() != need && v.abs() + 1 != need {
+                        continue;
+                    }
+                    self.dtz_memo(&after, memo)?.abs()
+                }
+            };
+            if exact == need {
+                return Ok(Some(m));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The DTZ-optimal move of a decisive position: the winner's fastest
+    /// zeroing, the loser's slowest; ties go to the first move in UCI order.
+    /// `None` for drawn or finished positions.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Prober::wdl`]; [`Error::Other`] if the tables contradict
+    /// themselves (no move achieves the position's DTZ).
+    pub fn best_move(&self, pos: &Chess) -> Result<Option<(Move, i32)>> {
+        let mut memo = HashMap::new();
+        let dtz = self.dtz_memo(pos, &mut memo)?;
+        if dtz == 0 {
+            return Ok(None);
+        }
+        match self.first_move_scoring(pos, dtz.signum(), dtz.abs(), &mut memo)? {
+            Some(m) => Ok(Some((m, dtz))),
+            None => Err(Error::Other(format!(
+                "no move of {} achieves its DTZ {dtz}; the tables are inconsistent",
+                crate::position::fen_of(pos)
+            ))),
+        }
+    }
+
+    /// Evaluates every legal move of `pos`, best first for the side to move.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Prober::wdl`].
+    pub fn moves(&self, pos: &Chess) -> Result<Vec<MoveEval>> {
+        let mut memo = HashMap::new();
+        let own_sign = if pos.is_checkmate() {
+            0
+        } else {
+            self.wdl(pos)?.signum()
+        };
+        let mut out = Vec::new();
+        for m in pos.legal_moves() {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            let wdl = self.wdl(&after)?;
+            let dtz = self.dtz_memo(&after, &mut memo)?;
+            let mated = after.is_checkmate();
+            let mover_dtz = if own_sign == 0 {
+                None
+            } else if m.is_zeroing() || mated {
+                zeroing_score(own_sign, wdl, mated).map(|s| own_sign * s)
+            } else if dtz.signum() == -own_sign && dtz != 0 {
+                Some(own_sign * (1 + dtz.abs()))
+            } else {
+                None
+            };
+            out.push(MoveEval {
+                uci: UciMove::from_move(m, CastlingMode::Standard).to_string(),
+                san: SanPlus::from_move(pos.clone(), m).to_string(),
+                wdl,
+                dtz,
+                zeroing: m.is_zeroing(),
+                mover_dtz,
+            });
+        }
+        out.sort_by(|a, b| {
+            // Best result for the mover first (the opponent's WDL lowest);
+            // then the fastest win / slowest loss; then by UCI for a stable
+            // order.
+            a.wdl
+                .cmp(&b.wdl)
+                .then_with(|| match (a.mover_dtz, b.mover_dtz) {
+                    // Signed from the mover: ascending puts the fastest win
+                    // and the longest (most negative) loss first.
+                    (Some(x), Some(y)) => x.cmp(&y),
+                    (Some(_), None) => std::cmp::Ordering::Less,
+                    (None, Some(_)) => std::cmp::Ordering::Greater,
+                    (None, None) => std::cmp::Ordering::Equal,
+                })
+                .then_with(|| a.uci.cmp(&b.uci))
+        });
+        Ok(out)
+    }
+
+    /// The full report for one position.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Prober::wdl`].
+    pub fn report(&self, pos: &Chess) -> Result<ProbeReport> {
+        let mated = pos.is_checkmate();
+        let wdl = if mated { Wdl::Loss } else { self.wdl(pos)? };
+        let dtz = self.dtz(pos)?;
+        let moves = self.moves(pos)?;
+        Ok(ProbeReport {
+            fen: crate::position::fen_of(pos),
+            material: Material::from_board(pos.board())
+                .map(|m| m.to_string())
+                .unwrap_or_default(),
+            wdl,
+            dtz,
+            halfmove_clock: pos.halfmoves(),
+            outcome_with_clock: outcome_with_clock(wdl, dtz, pos.halfmoves(), mated),
+            moves,
+        })
+    }
+
+    /// The underlying shakmaty-syzygy tablebase.
+    pub fn tablebase(&self) -> &Tablebase<Chess> {
+        &self.tb
+    }
+}
+
+/// The mover's DTZ magnitude for a zeroing (or mating) move into a position
+/// whose side to move then has `wdl_after`, if the move keeps the mover's
+/// decisive result of sign `sign`: 1 when the new phase is decisive under the
+/// rule, 101 when it is cursed or blessed.
+fn zeroing_score(sign: i32, wdl_after: Wdl, mated: bool) -> Option<i32> {
+    if mated {
+        return (sign > 0).then_some(1);
+    }
+    match (sign > 0, wdl_after) {
+        (true, Wdl::Loss) | (false, Wdl::Win) => Some(1),
+        (true, Wdl::BlessedLoss) | (false, Wdl::CursedWin) => Some(101),
+        _ => None,
+    }
+}
+
+/// Maps a shakmaty-syzygy error to ours, naming the table files.
+fn table_error(e: SyzygyError, pos: &Chess) -> Error {
+    let fen = crate::position::fen_of(pos);
+    match e {
+        SyzygyError::Castling => Error::position(&fen, "castling rights are not in Syzygy"),
+        SyzygyError::TooManyPieces => Error::position(&fen, "more pieces than any table present"),
+        SyzygyError::MissingTable { metric, material } => {
+            let ext = match metric {
+                shakmaty_syzygy::Metric::Wdl => "rtbw",
+                shakmaty_syzygy::Metric::Dtz => "rtbz",
+            };
+            let name = material
+                .to_string()
+                .parse::<Material>()
+                .map(|m| m.table_name())
+                .unwrap_or_else(|_| material.to_string());
+            Error::MissingTables {
+                needed_for: fen,
+                files: vec![format!("{name}.{ext}")],
+            }
+        }
+        SyzygyError::ProbeFailed {
+            metric,
+            material,
+            error,
+        } => {
+            let ext = match metric {
+                shakmaty_syzygy::Metric::Wdl => "rtbw",
+                shakmaty_syzygy::Metric::Dtz => "rtbz",
+            };
+            let detail = error.to_string();
+            let detail = detail.lines().next().unwrap_or("corrupted").to_owned();
+            Error::Table {
+                what: format!("{material}.{ext}"),
+                detail: format!(
+                    "cannot be read ({detail}); it is damaged or not a Syzygy file, check it with `fiftymove tables --verify`"
+                ),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_edges() {
+        // dtz + clock = 99, 100, 101 on both sides.
+        assert_eq!(outcome_with_clock(Wdl::Win, 10, 89, false), Outcome::Win);
+        assert_eq!(outcome_with_clock(Wdl::Win, 10, 90, false), Outcome::Win);
+        assert_eq!(outcome_with_clock(Wdl::Win, 10, 91, false), Outcome::Draw);
+        assert_eq!(outcome_with_clock(Wdl::Loss, -10, 89, false), Outcome::Loss);
+        assert_eq!(outcome_with_clock(Wdl::Loss, -10, 90, false), Outcome::Loss);
+        assert_eq!(outcome_with_clock(Wdl::Loss, -10, 91, false), Outcome::Draw);
+        assert_eq!(
+            outcome_with_clock(Wdl::CursedWin, 101, 0, false),
+            Outcome::Draw
+        );
+        assert_eq!(outcome_with_clock(Wdl::Loss, 0, 120, true), Outcome::Loss);
+    }
+}

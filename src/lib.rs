@@ -17,11 +17,17 @@
 #![warn(missing_docs)]
 
 pub mod checksums;
+pub mod enumerate;
 pub mod error;
 pub mod line;
 pub mod material;
+pub mod merge;
+pub mod output;
 pub mod position;
 pub mod probe;
+pub mod probe_scan;
+pub mod reference;
+pub mod scan;
 pub mod tables;
 
 pub use error::{Error, Result};

@@ -10,7 +10,7 @@ use crate::{
     error::{Error, Result},
     material::Material,
     position::fen_of,
-    probe::Prober,
+    probe::{DtzMemo, Prober},
 };
 
 /// Clock value at which a draw can be claimed (FIDE 9.3).
@@ -113,6 +113,7 @@ pub fn best_line(prober: &Prober, start: &Chess) -> Result<Line> {
     let mut claim = None;
     let mut automatic = None;
 
+    let mut memo = DtzMemo::new();
     let first_dtz = prober.dtz(start)?;
     let winner = if start.is_checkmate() {
         Some(!start.turn())
@@ -137,7 +138,7 @@ pub fn best_line(prober: &Prober, start: &Chess) -> Result<Line> {
                 "the line from {start_fen} did not end within {MAX_PLIES} plies"
             )));
         }
-        let Some((m, dtz)) = prober.best_move(&pos)? else {
+        let Some((m, dtz)) = prober.best_move(&pos, &mut memo)? else {
             return Err(Error::Other(format!(
                 "the line from {start_fen} reached a drawn position {}",
                 fen_of(&pos)

@@ -119,7 +119,7 @@ mod tests {
         assert!(bad("4k3/8/8/8/8/8/8/P3K3 w - - 0 1").contains("rank 1 or 8"));
         assert!(bad("4k3/8/8/8/8/8/8/K3R3 w - - 0 1").contains("not to move is in check"));
         assert!(bad("4k3/8/8/8/8/8/8/4K3 w - e6 0 1").contains("en-passant"));
-        assert!(bad("rnbqk3/8/8/8/8/8/8/4K3 w - - 0 1").contains("at most 7"));
+        assert!(bad("rnbqkbn1/8/8/8/8/8/8/4K3 w - - 0 1").contains("at most 7"));
     }
 
     #[test]

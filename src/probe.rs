@@ -8,9 +8,7 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use shakmaty::{
-    san::SanPlus, uci::UciMove, Board, CastlingMode, Chess, Color, Move, Position, Square,
-};
+use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Move, Position};
 use shakmaty_syzygy::{MaybeRounded, SyzygyError, Tablebase};
 
 use crate::{
@@ -157,11 +155,36 @@ pub struct ProbeReport {
     pub moves: Vec<MoveEval>,
 }
 
-/// Key for the memo of exact DTZ values within one query.
-type Key = (Board, Color, Option<Square>);
+/// Key for the memo of exact DTZ values: the occupied squares, the piece
+/// on each (4 bits, in square order; at most 7 pieces), the side to move and
+/// the en-passant square. Compact, so that a memo of tens of millions of
+/// positions fits in memory.
+type Key = u128;
+
+/// A memo of exact DTZ values, to share rounding resolution across queries
+/// about nearby positions (the plies of one line, for example).
+#[derive(Default)]
+pub struct DtzMemo(HashMap<Key, i32>);
+
+impl DtzMemo {
+    /// An empty memo.
+    pub fn new() -> DtzMemo {
+        DtzMemo::default()
+    }
+}
 
 fn key(pos: &Chess) -> Key {
-    (pos.board().clone(), pos.turn(), pos.maybe_ep_square())
+    let board = pos.board();
+    let mut codes: u128 = 0;
+    for (i, (_, piece)) in board.iter().enumerate().take(7) {
+        let code = (piece.role as u128) | (u128::from(piece.color == Color::White) << 3);
+        codes |= code << (4 * i);
+    }
+    let ep = pos.maybe_ep_square().map_or(0, |sq| u128::from(sq) + 1);
+    u128::from(board.occupied().0)
+        | codes << 64
+        | u128::from(pos.turn() == Color::White) << 92
+        | ep << 93
 }
 
 /// The probe engine: one shakmaty-syzygy probe per position, rounding
@@ -196,6 +219,19 @@ impl Prober {
     /// As for [`Prober::wdl`].
     pub fn dtz(&self, pos: &Chess) -> Result<i32> {
         self.dtz_memo(pos, &mut HashMap::new())
+    }
+
+    /// [`Prober::dtz`] with a memo shared across calls. The memo is cleared
+    /// when it grows past twenty million entries (about 600 MB), to bound memory.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Prober::wdl`].
+    pub fn dtz_with(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<i32> {
+        if memo.0.len() > 20_000_000 {
+            memo.0.clear();
+        }
+        self.dtz_memo(pos, &mut memo.0)
     }
 
     /// The raw shakmaty-syzygy DTZ, which may be rounded (`n` meaning `n` or
@@ -254,6 +290,9 @@ impl Prober {
     /// The first legal move, in UCI order, that gives the mover (whose DTZ
     /// sign is `sign`) exactly `target` plies. Successors are resolved
     /// exactly only when their rounded value admits the target.
+    ///
+    /// The caller guarantees a bound: for a winner (`sign > 0`) the true DTZ
+    /// magnitude is at least `target`; for a loser it is at most `target`.
     fn first_move_scoring(
         &self,
         pos: &Chess,
@@ -285,7 +324,22 @@ impl Prober {
             let exact = match raw {
                 MaybeRounded::Precise(v) => v.abs(),
                 MaybeRounded::Rounded(v) => {
-                    if v.abs() != need && v.abs() + 1 != need {
+                    // The successor is `a` or `a + 1`. The caller's bound
+                    // clips that interval: a winner's true DTZ is at least
+                    // the target, so no successor is below `need`; a loser's
+                    // is at most the target, so none is above `need`. Only
+                    // the interval that straddles `need` on the open side
+                    // needs a search.
+                    let a = v.abs();
+                    let (certain, open) = if sign > 0 {
+                        (a + 1 == need, a == need)
+                    } else {
+                        (a == need, a + 1 == need)
+                    };
+                    if certain {
+                        return Ok(Some(m));
+                    }
+                    if !open {
                         continue;
                     }
                     self.dtz_memo(&after, memo)?.abs()
@@ -306,13 +360,13 @@ impl Prober {
     ///
     /// As for [`Prober::wdl`]; [`Error::Other`] if the tables contradict
     /// themselves (no move achieves the position's DTZ).
-    pub fn best_move(&self, pos: &Chess) -> Result<Option<(Move, i32)>> {
-        let mut memo = HashMap::new();
-        let dtz = self.dtz_memo(pos, &mut memo)?;
+    pub fn best_move(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<Option<(Move, i32)>> {
+        let memo = &mut memo.0;
+        let dtz = self.dtz_memo(pos, memo)?;
         if dtz == 0 {
             return Ok(None);
         }
-        match self.first_move_scoring(pos, dtz.signum(), dtz.abs(), &mut memo)? {
+        match self.first_move_scoring(pos, dtz.signum(), dtz.abs(), memo)? {
             Some(m) => Ok(Some((m, dtz))),
             None => Err(Error::Other(format!(
                 "no move of {} achieves its DTZ {dtz}; the tables are inconsistent",

@@ -45,6 +45,13 @@ pub enum LineFormat {
     Json,
 }
 
+/// Which engine computes a scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Engine {
+    /// One shakmaty-syzygy probe per position (the oracle).
+    Probe,
+}
+
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
@@ -61,6 +68,34 @@ pub enum Command {
         /// Output format (`--json` is the same as `--format json`).
         #[arg(long, value_enum)]
         format: Option<LineFormat>,
+    },
+    /// Statistics of whole endgames: WDL classes, exact DTZ histograms and
+    /// the longest positions, per side to move.
+    Scan {
+        /// Materials, e.g. KRBvKR (White is the first side).
+        #[arg(required = true)]
+        materials: Vec<String>,
+        /// Compute only part K of N (1-based), for `merge` to sum later.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+        /// Write the JSON result to FILE (atomically) instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Also count raw legal placements, without symmetry reduction.
+        #[arg(long)]
+        raw: bool,
+        /// The engine.
+        #[arg(long, value_enum, default_value = "probe")]
+        engine: Engine,
+    },
+    /// Sum shard results into one, identical to an unsharded scan.
+    Merge {
+        /// Shard files written by `scan --shard K/N --out FILE`.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Write the merged JSON to FILE (atomically) instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
     },
     /// Which tables are present; for a material, its dependency closure and
     /// the files missing from it.

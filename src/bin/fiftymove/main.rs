@@ -5,7 +5,7 @@ mod args;
 mod render;
 
 use std::{
-    io::{self, Write},
+    io::{self, IsTerminal, Write},
     path::PathBuf,
     process::ExitCode,
 };
@@ -15,13 +15,18 @@ use fiftymove::{
     error::{EXIT_BAD_INPUT, EXIT_OK},
     line::{best_line, to_pgn},
     material::Material,
+    merge::merge_shards,
+    output::write_atomically,
     position::parse_fen,
     probe::Prober,
+    probe_scan::{scan_with_prober, ScanPlan},
+    scan::{ScanStats, Shard},
     tables::{self, Inventory, Verification},
     Error,
 };
+use indicatif::{ProgressBar, ProgressStyle};
 
-use args::{Command, LineFormat, RawArgs};
+use args::{Command, Engine, LineFormat, RawArgs};
 
 /// Why a run stopped early.
 enum Stop {
@@ -56,7 +61,6 @@ type RunResult = Result<(), Stop>;
 struct Global {
     table_dirs: Vec<PathBuf>,
     json: bool,
-    #[allow(dead_code)] // used by the long-running commands
     quiet: bool,
 }
 
@@ -132,7 +136,168 @@ fn run(raw: RawArgs) -> RunResult {
             cmd_line(&global, &fen, format, &mut out)
         }
         Command::Tables { materials, verify } => cmd_tables(&global, &materials, verify, &mut out),
+        Command::Scan {
+            materials,
+            shard,
+            out: out_file,
+            raw,
+            engine,
+        } => {
+            let plan = ScanCommand::validate(&materials, shard.as_deref(), out_file, raw, engine)?;
+            cmd_scan(&global, &plan, &mut out)
+        }
+        Command::Merge {
+            files,
+            out: out_file,
+        } => cmd_merge(&global, &files, out_file, &mut out),
     }
+}
+
+/// A validated `scan` invocation.
+struct ScanCommand {
+    plans: Vec<ScanPlan>,
+    out: Option<PathBuf>,
+    engine: Engine,
+}
+
+impl ScanCommand {
+    fn validate(
+        materials: &[String],
+        shard: Option<&str>,
+        out: Option<PathBuf>,
+        raw: bool,
+        engine: Engine,
+    ) -> Result<ScanCommand, Error> {
+        let shard = shard.map(parse_shard).transpose()?;
+        let plans = materials
+            .iter()
+            .map(|m| {
+                Ok(ScanPlan {
+                    material: m.parse()?,
+                    shard,
+                    raw,
+                })
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        if shard.is_some() && out.is_none() {
+            return Err(Error::Usage(
+                "--shard needs --out FILE, so that the parts can be merged".into(),
+            ));
+        }
+        Ok(ScanCommand { plans, out, engine })
+    }
+}
+
+/// Parses `K/N` with 1 <= K <= N.
+fn parse_shard(text: &str) -> Result<Shard, Error> {
+    let bad = || {
+        Error::Usage(format!(
+            "--shard '{text}': expected K/N with 1 <= K <= N, like 2/4"
+        ))
+    };
+    let (k, n) = text.split_once('/').ok_or_else(bad)?;
+    let k: u32 = k.trim().parse().map_err(|_| bad())?;
+    let n: u32 = n.trim().parse().map_err(|_| bad())?;
+    if k == 0 || n == 0 || k > n {
+        return Err(bad());
+    }
+    Ok(Shard { k, n })
+}
+
+/// A progress bar on stderr, hidden when stderr is not a terminal or with
+/// `--quiet`.
+fn progress_bar(global: &Global, len: u64, what: &str) -> ProgressBar {
+    if global.quiet || !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg} [{elapsed_precise}] {wide_bar} {pos}/{len} ({per_sec}, ETA {eta})",
+        )
+        .expect("valid template"),
+    );
+    bar.set_message(what.to_owned());
+    bar
+}
+
+fn cmd_scan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResult {
+    let inv = global.inventory()?;
+    // Every table of every material must be present before the long work.
+    for plan in &cmd.plans {
+        inv.require(&plan.material, &plan.material.to_string())?;
+    }
+    let prober = Prober::new(inv.open()?);
+    let mut results = Vec::new();
+    for plan in &cmd.plans {
+        let stats = match cmd.engine {
+            Engine::Probe => {
+                let bar = progress_bar(
+                    global,
+                    plan.work_items().len() as u64,
+                    &format!("scan {}", plan.material),
+                );
+                let stats = scan_with_prober(&prober, plan, &|n| bar.inc(n))?;
+                bar.finish_and_clear();
+                stats
+            }
+        };
+        results.push(stats);
+    }
+    emit_stats(global, &results, cmd.out.as_deref(), out)
+}
+
+/// Prints scan results, or writes them as JSON Lines to `file`.
+fn emit_stats(
+    global: &Global,
+    results: &[ScanStats],
+    file: Option<&std::path::Path>,
+    out: &mut impl Write,
+) -> RunResult {
+    if let Some(path) = file {
+        let mut buf = Vec::new();
+        for r in results {
+            render::json_line(&mut buf, r)?;
+        }
+        write_atomically(path, &buf)?;
+        return Ok(());
+    }
+    for r in results {
+        if global.json {
+            render::json_line(out, r)?;
+        } else {
+            render::scan_text(out, r)?;
+        }
+    }
+    Ok(())
+}
+
+fn cmd_merge(
+    global: &Global,
+    files: &[PathBuf],
+    out_file: Option<PathBuf>,
+    out: &mut impl Write,
+) -> RunResult {
+    let mut parts = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Input {
+            path: path.clone(),
+            detail: e.to_string(),
+        })?;
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let stats: ScanStats = serde_json::from_str(line).map_err(|e| Error::Input {
+                path: path.clone(),
+                detail: format!("line {}: not a scan result ({e})", i + 1),
+            })?;
+            parts.push(stats);
+        }
+    }
+    let merged = merge_shards(parts)?;
+    emit_stats(global, &merged, out_file.as_deref(), out)
 }
 
 /// Parses a FEN and opens the tables its play can need, checking the whole

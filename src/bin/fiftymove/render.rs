@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use fiftymove::{
     line::{Line, LineEnd},
     probe::{Outcome, ProbeReport},
+    scan::ScanStats,
 };
 use serde::Serialize;
 
@@ -186,4 +187,82 @@ pub fn tables_text(out: &mut impl Write, r: &TablesReport, verify: bool) -> io::
         writeln!(out, "{} file(s)", r.files.len())?;
     }
     Ok(())
+}
+
+/// `scan` for people: the classes side by side, the longest positions, and
+/// the DTZ histograms.
+pub fn scan_text(out: &mut impl Write, s: &ScanStats) -> io::Result<()> {
+    use fiftymove::probe::Wdl;
+    writeln!(out, "{} ({})", s.material, s.counting)?;
+    writeln!(
+        out,
+        "{:<14} {:>15} {:>15}",
+        "", "White to move", "Black to move"
+    )?;
+    writeln!(
+        out,
+        "{:<14} {:>15} {:>15}",
+        "positions", s.white.positions, s.black.positions
+    )?;
+    for wdl in Wdl::ALL.iter().rev() {
+        writeln!(
+            out,
+            "{:<14} {:>15} {:>15}",
+            wdl.as_str(),
+            s.white.wdl.get(*wdl),
+            s.black.wdl.get(*wdl)
+        )?;
+    }
+    if let (Some(w), Some(b)) = (&s.white.raw, &s.black.raw) {
+        writeln!(
+            out,
+            "{:<14} {:>15} {:>15}",
+            "raw placements", w.positions, b.positions
+        )?;
+    }
+    for (side, stats) in [("White", &s.white), ("Black", &s.black)] {
+        for (class, entry) in [
+            ("win", &stats.longest.win),
+            ("cursed win", &stats.longest.cursed_win),
+            ("loss", &stats.longest.loss),
+            ("blessed loss", &stats.longest.blessed_loss),
+        ] {
+            if let Some(e) = entry {
+                writeln!(
+                    out,
+                    "longest {class:<12} ({side} to move): {:>4} plies  {}",
+                    e.dtz, e.fen
+                )?;
+            }
+        }
+    }
+    writeln!(
+        out,
+        "DTZ histogram (plies: White-to-move win/loss, Black-to-move win/loss):"
+    )?;
+    let max = [
+        &s.white.dtz.win,
+        &s.white.dtz.loss,
+        &s.black.dtz.win,
+        &s.black.dtz.loss,
+    ]
+    .iter()
+    .filter_map(|h| h.max())
+    .max();
+    for p in 0..=max.unwrap_or(0) {
+        let row = [
+            s.white.dtz.win.get(p),
+            s.white.dtz.loss.get(p),
+            s.black.dtz.win.get(p),
+            s.black.dtz.loss.get(p),
+        ];
+        if row.iter().any(|n| *n > 0) {
+            writeln!(
+                out,
+                "{p:>5} {:>12} {:>12} {:>12} {:>12}",
+                row[0], row[1], row[2], row[3]
+            )?;
+        }
+    }
+    writeln!(out)
 }

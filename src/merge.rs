@@ -1,0 +1,68 @@
+//! Summing the shard results of `scan --shard K/N` into whole results.
+
+use crate::{
+    error::{Error, Result},
+    scan::ScanStats,
+};
+
+/// Groups `parts` by material and sums each group. Each group must hold
+/// shards 1..=N of one N exactly once, or be a single unsharded result.
+/// Materials come out in the order they first appear.
+///
+/// # Errors
+///
+/// [`Error::Usage`] naming the material when shards are missing, repeated,
+/// or from different splits.
+pub fn merge_shards(parts: Vec<ScanStats>) -> Result<Vec<ScanStats>> {
+    let mut groups: Vec<(String, Vec<ScanStats>)> = Vec::new();
+    for part in parts {
+        match groups.iter_mut().find(|(m, _)| *m == part.material) {
+            Some((_, g)) => g.push(part),
+            None => groups.push((part.material.clone(), vec![part])),
+        }
+    }
+    let mut merged = Vec::new();
+    for (material, group) in groups {
+        let bad = |why: String| Error::Usage(format!("cannot merge {material}: {why}"));
+        let n = match group[0].shard {
+            None if group.len() == 1 => {
+                merged.push(group.into_iter().next().expect("one element"));
+                continue;
+            }
+            None => return Err(bad("it appears more than once without shard numbers".into())),
+            Some(s) => s.n,
+        };
+        let mut seen = vec![false; n as usize];
+        for part in &group {
+            let s = part
+                .shard
+                .ok_or_else(|| bad("a whole result is mixed with shards".into()))?;
+            if s.n != n {
+                return Err(bad(format!("shards of {n} and of {} are mixed", s.n)));
+            }
+            if s.k == 0 || s.k > n || std::mem::replace(&mut seen[s.k as usize - 1], true) {
+                return Err(bad(format!("shard {}/{n} is repeated or invalid", s.k)));
+            }
+            if part.counting != group[0].counting {
+                return Err(bad("different counting conventions".into()));
+            }
+        }
+        let missing: Vec<String> = seen
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !**s)
+            .map(|(i, _)| format!("{}/{n}", i + 1))
+            .collect();
+        if !missing.is_empty() {
+            return Err(bad(format!("missing shard(s) {}", missing.join(", "))));
+        }
+        let mut iter = group.into_iter();
+        let mut total = iter.next().expect("non-empty group");
+        for part in iter {
+            total += &part;
+        }
+        total.shard = None;
+        merged.push(total);
+    }
+    Ok(merged)
+}

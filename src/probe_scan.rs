@@ -1,0 +1,107 @@
+//! Whole-endgame scans with the probe engine: every position of the
+//! material, one shakmaty-syzygy probe each. Slow but simple; it is the
+//! oracle that the sweep engine is tested against.
+
+use rayon::prelude::*;
+use shakmaty::{Color, Position};
+
+use crate::{
+    enumerate::{Enumerator, WorkItem},
+    error::Result,
+    material::Material,
+    position::fen_of,
+    probe::{DtzMemo, Prober, Wdl},
+    scan::{ScanStats, Shard},
+};
+
+/// What to scan.
+#[derive(Clone, Debug)]
+pub struct ScanPlan {
+    /// The material, White first.
+    pub material: Material,
+    /// Only this part of the work, if set.
+    pub shard: Option<Shard>,
+    /// Also count raw placements.
+    pub raw: bool,
+}
+
+impl ScanPlan {
+    /// The work items this plan covers: all of them, or every n-th starting
+    /// at the k-th for a shard. Any fixed partition works, because the
+    /// merge is a sum.
+    pub fn work_items(&self) -> Vec<WorkItem> {
+        let all = Enumerator::new(&self.material).work_items();
+        match self.shard {
+            None => all,
+            Some(Shard { k, n }) => all
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| (*i as u32) % n == k - 1)
+                .map(|(_, item)| item)
+                .collect(),
+        }
+    }
+}
+
+/// Scans with one probe per position, in parallel over work items.
+/// `progress` is called with the number of work items just finished.
+///
+/// # Errors
+///
+/// Table errors from the prober.
+pub fn scan_with_prober(
+    prober: &Prober,
+    plan: &ScanPlan,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<ScanStats> {
+    let enumerator = Enumerator::new(&plan.material);
+    let name = plan.material.to_string();
+    let items = plan.work_items();
+    let mut stats = items
+        .par_iter()
+        // One memo per rayon job, reused across its work items: rounding
+        // resolution then costs about one search per position overall.
+        .map_init(DtzMemo::new, |memo, item| {
+            let mut part = ScanStats::new(&name, plan.raw);
+            let mut failure = None;
+            enumerator.for_each_in(*item, |placement| {
+                if failure.is_some() {
+                    return;
+                }
+                let board = enumerator.board(&placement.squares);
+                for turn in Color::ALL {
+                    let Some(pos) = enumerator.position(&board, turn) else {
+                        continue;
+                    };
+                    let evaluated = if pos.is_checkmate() {
+                        Ok((Wdl::Loss, 0))
+                    } else {
+                        prober
+                            .wdl(&pos)
+                            .and_then(|w| Ok((w, prober.dtz_with(&pos, memo)?)))
+                    };
+                    match evaluated {
+                        Ok((wdl, dtz)) => {
+                            part.side_mut(turn)
+                                .record(wdl, dtz, placement.orbit_size, || fen_of(&pos))
+                        }
+                        Err(e) => failure = Some(e),
+                    }
+                }
+            });
+            progress(1);
+            match failure {
+                Some(e) => Err(e),
+                None => Ok(part),
+            }
+        })
+        .try_reduce(
+            || ScanStats::new(&name, plan.raw),
+            |mut a, b| {
+                a += &b;
+                Ok(a)
+            },
+        )?;
+    stats.shard = plan.shard;
+    Ok(stats)
+}

@@ -1,0 +1,66 @@
+//! Shared helpers for the integration tests: where the real tables are, and
+//! how to run the real binary.
+#![allow(dead_code)]
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output},
+};
+
+/// The directory of real Syzygy tables the tests use: `$FIFTYMOVE_TEST_TABLES`,
+/// else `data/syzygy` (where `scripts/install-tables.sh` puts them). Panics
+/// with instructions when neither exists: a missing table set is a failed
+/// test, never a skipped one.
+pub fn tables_dir() -> PathBuf {
+    if let Ok(dir) = std::env::var("FIFTYMOVE_TEST_TABLES") {
+        return PathBuf::from(dir);
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/syzygy");
+    assert!(
+        dir.join("KRBvKR.rtbw").exists(),
+        "the tests need the real tables in {}: run scripts/install-tables.sh first",
+        dir.display()
+    );
+    dir
+}
+
+/// A published reference file shipped with the tests.
+pub fn reference(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/reference")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The real `fiftymove` binary, pointed at the test tables, quiet.
+pub fn fiftymove() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fiftymove"));
+    cmd.arg("--tables")
+        .arg(tables_dir())
+        .env_remove("SYZYGY_PATH");
+    cmd
+}
+
+/// Runs a command and returns its output, panicking with stderr on failure.
+pub fn run_ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("binary runs");
+    assert!(
+        out.status.success(),
+        "{:?} failed with {:?}: {}",
+        cmd,
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// stdout of a successful run, as text.
+pub fn stdout_ok(cmd: &mut Command) -> String {
+    String::from_utf8(run_ok(cmd).stdout).expect("utf-8 output")
+}
+
+/// Opens the library's probe engine over the test tables.
+pub fn prober() -> fiftymove::probe::Prober {
+    let inv = fiftymove::tables::Inventory::scan(&[tables_dir()]).expect("tables dir");
+    fiftymove::probe::Prober::new(inv.open().expect("tables open"))
+}

@@ -2,8 +2,10 @@
 //! material, one shakmaty-syzygy probe each. Slow but simple; it is the
 //! oracle that the sweep engine is tested against.
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
-use shakmaty::{Color, Position};
+use shakmaty::{Chess, Color, Position};
 
 use crate::{
     enumerate::{Enumerator, WorkItem},
@@ -14,8 +16,12 @@ use crate::{
     scan::{ScanStats, Shard},
 };
 
+/// A predicate that restricts a scan to some positions (a claim's rule
+/// condition, for example "the pawn is on its seventh rank").
+pub type PositionFilter = Arc<dyn Fn(&Chess) -> bool + Send + Sync>;
+
 /// What to scan.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ScanPlan {
     /// The material, White first.
     pub material: Material,
@@ -23,6 +29,19 @@ pub struct ScanPlan {
     pub shard: Option<Shard>,
     /// Also count raw placements.
     pub raw: bool,
+    /// Count only the positions this accepts, if set.
+    pub filter: Option<PositionFilter>,
+}
+
+impl std::fmt::Debug for ScanPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScanPlan")
+            .field("material", &self.material)
+            .field("shard", &self.shard)
+            .field("raw", &self.raw)
+            .field("filter", &self.filter.as_ref().map(|_| "<fn>"))
+            .finish()
+    }
 }
 
 impl ScanPlan {
@@ -73,6 +92,9 @@ pub fn scan_with_prober(
                     let Some(pos) = enumerator.position(&board, turn) else {
                         continue;
                     };
+                    if plan.filter.as_ref().is_some_and(|keep| !keep(&pos)) {
+                        continue;
+                    }
                     let evaluated = if pos.is_checkmate() {
                         Ok((Wdl::Loss, 0))
                     } else {

@@ -176,6 +176,7 @@ impl ScanCommand {
                     material: m.parse()?,
                     shard,
                     raw,
+                    filter: None,
                 })
             })
             .collect::<Result<Vec<_>, Error>>()?;

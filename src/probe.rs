@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Move, Position};
+use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Move, Position, Role};
 use shakmaty_syzygy::{MaybeRounded, SyzygyError, Tablebase};
 
 use crate::{
@@ -164,7 +164,13 @@ type Key = u128;
 /// A memo of exact DTZ values, to share rounding resolution across queries
 /// about nearby positions (the plies of one line, for example).
 #[derive(Default)]
-pub struct DtzMemo(HashMap<Key, i32>);
+pub struct DtzMemo {
+    /// Exact values found so far.
+    exact: HashMap<Key, i32>,
+    /// shakmaty-syzygy's raw (maybe rounded) values, which for the side a
+    /// DTZ file does not store cost a one-ply search each.
+    raw: HashMap<Key, MaybeRounded<i32>>,
+}
 
 impl DtzMemo {
     /// An empty memo.
@@ -218,7 +224,7 @@ impl Prober {
     ///
     /// As for [`Prober::wdl`].
     pub fn dtz(&self, pos: &Chess) -> Result<i32> {
-        self.dtz_memo(pos, &mut HashMap::new())
+        self.dtz_memo(pos, &mut DtzMemo::new())
     }
 
     /// [`Prober::dtz`] with a memo shared across calls. The memo is cleared
@@ -228,10 +234,11 @@ impl Prober {
     ///
     /// As for [`Prober::wdl`].
     pub fn dtz_with(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<i32> {
-        if memo.0.len() > 20_000_000 {
-            memo.0.clear();
+        if memo.exact.len() + memo.raw.len() > 20_000_000 {
+            memo.exact.clear();
+            memo.raw.clear();
         }
-        self.dtz_memo(pos, &mut memo.0)
+        self.dtz_memo(pos, memo)
     }
 
     /// The raw shakmaty-syzygy DTZ, which may be rounded (`n` meaning `n` or
@@ -247,31 +254,57 @@ impl Prober {
             .map_err(|e| table_error(e, pos))
     }
 
-    fn dtz_memo(&self, pos: &Chess, memo: &mut HashMap<Key, i32>) -> Result<i32> {
+    /// The raw value, through the memo.
+    fn raw_memo(&self, pos: &Chess, k: Key, memo: &mut DtzMemo) -> Result<MaybeRounded<i32>> {
+        if let Some(v) = memo.raw.get(&k) {
+            return Ok(*v);
+        }
+        let v = self.raw_dtz(pos)?;
+        memo.raw.insert(k, v);
+        Ok(v)
+    }
+
+    fn dtz_memo(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<i32> {
         if pos.is_checkmate() {
             return Ok(0);
         }
-        if let Some(v) = memo.get(&key(pos)) {
+        let k = key(pos);
+        if let Some(v) = memo.exact.get(&k) {
             return Ok(*v);
         }
-        let v = match self.raw_dtz(pos)? {
+        let v = match self.raw_memo(pos, k, memo)? {
             MaybeRounded::Precise(v) => v,
             MaybeRounded::Rounded(v) => {
                 let n = v.abs();
                 let sign = v.signum();
-                // The truth is n or n+1 in magnitude. The winner (minimising)
-                // reaches n iff some move scores n; the loser (maximising)
-                // reaches n+1 iff some move scores n+1.
-                let target = if sign > 0 { n } else { n + 1 };
-                let hit = self.some_move_scores(pos, sign, target, memo)?;
-                let magnitude = match (sign > 0, hit) {
-                    (true, true) | (false, false) => n,
-                    (true, false) | (false, true) => n + 1,
+                let loser = if sign > 0 { !pos.turn() } else { pos.turn() };
+                let magnitude = if phase_parity_is_natural(pos, loser) {
+                    // The phase must end with the winner's move, so the
+                    // winner to move has an odd DTZ and the loser to move
+                    // an even one. Of n and n+1, exactly one fits.
+                    let odd = sign > 0;
+                    if (n % 2 == 1) == odd {
+                        n
+                    } else {
+                        n + 1
+                    }
+                } else {
+                    // The truth is n or n+1 in magnitude. The winner
+                    // (minimising) reaches n iff some move scores n; the
+                    // loser (maximising) reaches n+1 iff some move scores
+                    // n+1.
+                    let target = if sign > 0 { n } else { n + 1 };
+                    let hit = self.some_move_scores(pos, sign, target, memo)?;
+                    match (sign > 0, hit) {
+                        (true, true) | (false, false) => n,
+                        (true, false) | (false, true) => n + 1,
+                    }
                 };
                 sign * magnitude
             }
         };
-        memo.insert(key(pos), v);
+        memo.exact.insert(k, v);
+        memo.raw.remove(&k);
         Ok(v)
     }
 
@@ -282,7 +315,7 @@ impl Prober {
         pos: &Chess,
         sign: i32,
         target: i32,
-        memo: &mut HashMap<Key, i32>,
+        memo: &mut DtzMemo,
     ) -> Result<bool> {
         Ok(self.first_move_scoring(pos, sign, target, memo)?.is_some())
     }
@@ -298,7 +331,7 @@ impl Prober {
         pos: &Chess,
         sign: i32,
         target: i32,
-        memo: &mut HashMap<Key, i32>,
+        memo: &mut DtzMemo,
     ) -> Result<Option<Move>> {
         let mut moves: Vec<Move> = pos.legal_moves().into_iter().collect();
         moves.sort_by_cached_key(|m| UciMove::from_move(*m, CastlingMode::Standard).to_string());
@@ -316,7 +349,14 @@ impl Prober {
             // Non-zeroing: the mover scores 1 + |dtz(after)| when `after`
             // has the opposite sign.
             let need = target - 1;
-            let raw = self.raw_dtz(&after)?;
+            let k = key(&after);
+            if let Some(v) = memo.exact.get(&k) {
+                if v.signum() == -sign && v.abs() == need {
+                    return Ok(Some(m));
+                }
+                continue;
+            }
+            let raw = self.raw_memo(&after, k, memo)?;
             let r = raw.ignore_rounding();
             if r.signum() != -sign {
                 continue;
@@ -361,7 +401,6 @@ impl Prober {
     /// As for [`Prober::wdl`]; [`Error::Other`] if the tables contradict
     /// themselves (no move achieves the position's DTZ).
     pub fn best_move(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<Option<(Move, i32)>> {
-        let memo = &mut memo.0;
         let dtz = self.dtz_memo(pos, memo)?;
         if dtz == 0 {
             return Ok(None);
@@ -381,7 +420,7 @@ impl Prober {
     ///
     /// As for [`Prober::wdl`].
     pub fn moves(&self, pos: &Chess) -> Result<Vec<MoveEval>> {
-        let mut memo = HashMap::new();
+        let mut memo = DtzMemo::new();
         let own_sign = if pos.is_checkmate() {
             0
         } else {
@@ -458,6 +497,45 @@ impl Prober {
     pub fn tablebase(&self) -> &Tablebase<Chess> {
         &self.tb
     }
+}
+
+/// Whether every phase of this material, with `loser` losing, must end with
+/// the winner's move.
+///
+/// The loser makes a phase's zeroing move only when forced: in a position
+/// where every legal move is zeroing, and still lost after it (any other
+/// move would score more). Without pawns, the loser's zeroing moves are
+/// captures. If every capture the loser can make leaves the winner unable to
+/// win (a bare king, or a single minor piece against a bare king), no such
+/// position exists, and DTZ parity is fixed: odd for the winner to move,
+/// even for the loser to move. That settles a rounded "n or n+1" at once;
+/// otherwise the successors are searched.
+fn phase_parity_is_natural(pos: &Chess, loser: Color) -> bool {
+    let Ok(material) = Material::from_board(pos.board()) else {
+        return false;
+    };
+    let (x, y) = (material.side(loser), material.side(!loser));
+    if x.count(Role::Pawn) > 0 {
+        return false;
+    }
+    let bare_loser = x.total() == 1;
+    [
+        Role::Queen,
+        Role::Rook,
+        Role::Bishop,
+        Role::Knight,
+        Role::Pawn,
+    ]
+    .into_iter()
+    .filter(|role| y.count(*role) > 0)
+    .all(|captured| {
+        let left = y.total() - 1; // the winner's pieces after the capture, king included
+        let lone_minor = left == 2
+            && (y.count(Role::Bishop) + y.count(Role::Knight))
+                - u8::from(matches!(captured, Role::Bishop | Role::Knight))
+                == 1;
+        left == 1 || (lone_minor && bare_loser)
+    })
 }
 
 /// The mover's DTZ magnitude for a zeroing (or mating) move into a position

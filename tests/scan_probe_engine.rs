@@ -61,6 +61,18 @@ fn kpvkp_pawns_on_both_sides_and_captures_match_generator() {
     check_against_generator("KPvKP");
 }
 
+/// Every 3- and 4-piece table; minutes with this engine, so not in the
+/// default run: `scripts/check-reference.sh` runs it.
+#[test]
+#[ignore = "slow: every 3- and 4-piece table; run scripts/check-reference.sh"]
+fn all_3_4_piece_tables_match_generator() {
+    let all = genstats::parse(&reference("generator-stats-3-4-piece.txt")).unwrap();
+    assert_eq!(all.len(), 35);
+    for table in &all {
+        check_against_generator(&table.material);
+    }
+}
+
 #[test]
 fn thread_count_does_not_change_output() {
     let one = stdout_ok(fiftymove().args([

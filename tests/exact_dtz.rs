@@ -1,0 +1,119 @@
+//! Exact DTZ checked two ways on random positions from 4- and 5-piece
+//! tables: against shakmaty-syzygy's (possibly rounded) value, and against a
+//! plain one-ply search over the successors' WDL and DTZ.
+
+mod common;
+
+use fiftymove::{
+    enumerate::Enumerator,
+    material::Material,
+    probe::{DtzMemo, Prober, Wdl},
+};
+use rand::{rngs::StdRng, seq::SliceRandom, Rng, SeedableRng};
+use shakmaty::{Chess, Color, Position, Square};
+use shakmaty_syzygy::MaybeRounded;
+
+/// The DTZ a plain search gives: the best, for the side to move, of what
+/// each legal move leads to. A zeroing move (or mate) ends the phase: 1 ply
+/// into a decisive position, 101 into a cursed one. Any other move adds one
+/// ply to the successor's DTZ.
+fn plain_search(prober: &Prober, pos: &Chess, memo: &mut DtzMemo) -> i32 {
+    if pos.is_checkmate() {
+        return 0;
+    }
+    let own = prober.wdl(pos).unwrap();
+    if own == Wdl::Draw {
+        return 0;
+    }
+    let winning = own.signum() > 0;
+    let mut best: Option<i32> = None;
+    for m in pos.legal_moves() {
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        let score = if after.is_checkmate() {
+            Some(1)
+        } else if m.is_zeroing() {
+            match (winning, prober.wdl(&after).unwrap()) {
+                (true, Wdl::Loss) | (false, Wdl::Win) => Some(1),
+                (true, Wdl::BlessedLoss) | (false, Wdl::CursedWin) => Some(101),
+                _ => None,
+            }
+        } else {
+            let d = prober.dtz_with(&after, memo).unwrap();
+            (d != 0 && d.signum() != own.signum()).then(|| 1 + d.abs())
+        };
+        if let Some(s) = score {
+            best = Some(match best {
+                None => s,
+                Some(b) if winning => b.min(s),
+                Some(b) => b.max(s),
+            });
+        }
+    }
+    own.signum() * best.expect("a decisive position has a move that keeps its result")
+}
+
+fn random_position(rng: &mut StdRng, material: &Material) -> Option<Chess> {
+    let e = Enumerator::new(material);
+    let mut squares: Vec<Square> = Square::ALL.to_vec();
+    squares.shuffle(rng);
+    let board = e.board(&squares[..material.piece_count()]);
+    let turn = if rng.gen_bool(0.5) {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let pos = e.position(&board, turn)?;
+    // Pawns on the back rank are not positions.
+    (pos.board().pawns() & shakmaty::Bitboard::BACKRANKS)
+        .is_empty()
+        .then_some(pos)
+}
+
+#[test]
+fn exact_dtz_agrees_with_plain_search_and_with_shakmaty_syzygy() {
+    let prober = common::prober();
+    // Tables of both kinds: 4- and 5-piece, with and without pawns, with like
+    // pieces, with cursed wins; some settle rounding by parity, the others by
+    // search.
+    let materials = [
+        "KQvKR", "KRvKP", "KPvKP", "KBNvK", "KRvKN", "KQvKN", "KRBvKR", "KBBvKN", "KNNvKP",
+        "KQPvKQ", "KRPvKR", "KQRvKQ", "KBBvKQ", "KRNvKR",
+    ];
+    let mut rng = StdRng::seed_from_u64(0x5059_5a59);
+    let mut memo = DtzMemo::new();
+    let (mut checked, mut decisive, mut rounded, mut bumped, mut cursed) = (0, 0, 0, 0, 0);
+    while checked < 10_200 {
+        let material: Material = materials[checked % materials.len()].parse().unwrap();
+        let Some(pos) = random_position(&mut rng, &material) else {
+            continue;
+        };
+        let exact = prober.dtz_with(&pos, &mut memo).unwrap();
+        let plain = plain_search(&prober, &pos, &mut memo);
+        let fen = fiftymove::position::fen_of(&pos);
+        assert_eq!(exact, plain, "{fen}: exact DTZ vs plain search");
+        if !pos.is_checkmate() {
+            match prober.raw_dtz(&pos).unwrap() {
+                MaybeRounded::Precise(v) => assert_eq!(exact, v, "{fen}: precise value"),
+                MaybeRounded::Rounded(v) => {
+                    rounded += 1;
+                    assert_eq!(exact.signum(), v.signum(), "{fen}");
+                    let extra = exact.abs() - v.abs();
+                    assert!(
+                        extra == 0 || extra == 1,
+                        "{fen}: exact {exact}, rounded {v}"
+                    );
+                    bumped += extra;
+                }
+            }
+        }
+        decisive += usize::from(exact != 0);
+        cursed += usize::from(exact.abs() > 100);
+        checked += 1;
+    }
+    // The sample must exercise what the test is about.
+    assert!(decisive > 5_000, "{decisive} decisive positions");
+    assert!(rounded > 1_000, "{rounded} rounded values");
+    assert!(bumped > 100, "{bumped} rounded values resolved upwards");
+    assert!(cursed > 10, "{cursed} cursed or blessed positions");
+}

@@ -3,7 +3,7 @@
 //! records every ply, the phases between zeroing moves, and the points where
 //! the 50- and 75-move rules would intervene.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Position};
 
 use crate::{
@@ -21,7 +21,7 @@ pub const AUTOMATIC_CLOCK: u32 = 150;
 const MAX_PLIES: usize = 4000;
 
 /// One ply of a line.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LinePly {
     /// 1-based ply number within the line.
     pub ply: u32,
@@ -42,7 +42,7 @@ pub struct LinePly {
 }
 
 /// A stretch of play that ends with a zeroing move (or with mate).
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Phase {
     /// Ply number of the phase's first move.
     pub start_ply: u32,
@@ -53,7 +53,7 @@ pub struct Phase {
 }
 
 /// How a line ends.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum LineEnd {
     /// The loser is mated.
@@ -63,7 +63,7 @@ pub enum LineEnd {
 }
 
 /// A best-play line.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Line {
     /// The starting FEN.
     pub start_fen: String,

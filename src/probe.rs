@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Move, Position, Role};
 use shakmaty_syzygy::{MaybeRounded, SyzygyError, Tablebase};
 
@@ -17,7 +17,7 @@ use crate::{
 };
 
 /// The five-valued Syzygy evaluation, assuming the halfmove clock is 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Wdl {
     /// Lost, even under the 50-move rule.
@@ -86,7 +86,7 @@ impl Wdl {
 
 /// The result for the side to move once the 50-move rule and the current
 /// halfmove clock are taken into account.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// The side to move wins.

@@ -28,6 +28,7 @@ pub mod probe;
 pub mod probe_scan;
 pub mod reference;
 pub mod scan;
+pub mod sweep;
 pub mod tables;
 
 pub use error::{Error, Result};

@@ -1,0 +1,725 @@
+//! Index <-> placement arithmetic of Syzygy tables (standard chess only).
+//!
+//! The index scheme is Ronald de Man's. The constant tables (`TRIANGLE`,
+//! `LOWER`, `KK_IDX`, the pawn maps) and the encoding arithmetic are ported
+//! from shakmaty-syzygy 0.28 (`src/table.rs`, by Niklas Fiekas), which is
+//! GPL-3.0-or-later like this crate. The decoding direction (index to
+//! placement) is our own inverse of that arithmetic.
+//!
+//! Squares are plain `u8` values here (`a1 = 0`, `b1 = 1`, ..., `h8 = 63`).
+//!
+//! In standard chess both kings are unique pieces, so every table has at
+//! least two unique pieces and the leading group is either three unique
+//! pieces (`31_332` placements), the two kings (`462` placements) or, in
+//! tables with pawns, the leading pawns. The antichess-only encodings of
+//! shakmaty-syzygy (`PP_IDX`, `MULT_TWIST`) are therefore not needed.
+
+use shakmaty::{Color, Piece, Role};
+
+/// Maximum number of pieces in a table.
+pub(crate) const MAX_PIECES: usize = 7;
+
+/// Number of placements of a leading group of three unique pieces.
+const THREE_UNIQUE_SIZE: u64 = 31_332;
+
+/// Number of placements of the two kings (when they form the leading group).
+const KINGS_SIZE: u64 = 462;
+
+const fn binomial(mut n: u64, k: u64) -> u64 {
+    if k > n {
+        return 0;
+    }
+    if k > n - k {
+        return binomial(n, n - k);
+    }
+    let mut r = 1;
+    let mut d = 1;
+    while d <= k {
+        r = r * n / d;
+        n -= 1;
+        d += 1;
+    }
+    r
+}
+
+/// `BINOM[n][k]` = n choose k, for `n <= 64`, `k <= 7`.
+const BINOM: [[u64; MAX_PIECES + 1]; 65] = {
+    let mut t = [[0; MAX_PIECES + 1]; 65];
+    let mut n = 0;
+    while n <= 64 {
+        let mut k = 0;
+        while k <= MAX_PIECES {
+            t[n][k] = binomial(n as u64, k as u64);
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+#[inline]
+fn binom(n: u64, k: usize) -> u64 {
+    BINOM[n as usize][k]
+}
+
+/// Maps squares into the a1-d1-d4 triangle.
+#[rustfmt::skip]
+const TRIANGLE: [u64; 64] = [
+    6, 0, 1, 2, 2, 1, 0, 6,
+    0, 7, 3, 4, 4, 3, 7, 0,
+    1, 3, 8, 5, 5, 8, 3, 1,
+    2, 4, 5, 9, 9, 5, 4, 2,
+    2, 4, 5, 9, 9, 5, 4, 2,
+    1, 3, 8, 5, 5, 8, 3, 1,
+    0, 7, 3, 4, 4, 3, 7, 0,
+    6, 0, 1, 2, 2, 1, 0, 6,
+];
+
+/// Inverse of `TRIANGLE` (restricted to the a1-d1-d4 triangle).
+const INV_TRIANGLE: [u8; 10] = [1, 2, 3, 10, 11, 19, 0, 9, 18, 27];
+
+/// Maps the b1-h1-h7 triangle (below the a1-h8 diagonal) to `0..=27`.
+#[rustfmt::skip]
+const LOWER: [u64; 64] = [
+    28,  0,  1,  2,  3,  4,  5,  6,
+     0, 29,  7,  8,  9, 10, 11, 12,
+     1,  7, 30, 13, 14, 15, 16, 17,
+     2,  8, 13, 31, 18, 19, 20, 21,
+     3,  9, 14, 18, 32, 22, 23, 24,
+     4, 10, 15, 19, 22, 33, 25, 26,
+     5, 11, 16, 20, 23, 25, 34, 27,
+     6, 12, 17, 21, 24, 26, 27, 35,
+];
+
+/// Inverse of `LOWER` on the squares below the diagonal.
+const INV_LOWER: [u8; 28] = {
+    let mut inv = [0; 28];
+    let mut sq = 0;
+    while sq < 64 {
+        if sq % 8 > sq / 8 {
+            inv[LOWER[sq] as usize] = sq as u8;
+        }
+        sq += 1;
+    }
+    inv
+};
+
+/// Unused entry.
+const Z0: u64 = u64::MAX;
+
+/// Encoding of all 462 configurations of two not-connected kings.
+#[rustfmt::skip]
+const KK_IDX: [[u64; 64]; 10] = [[
+     Z0,  Z0,  Z0,   0,   1,   2,   3,   4,
+     Z0,  Z0,  Z0,   5,   6,   7,   8,   9,
+     10,  11,  12,  13,  14,  15,  16,  17,
+     18,  19,  20,  21,  22,  23,  24,  25,
+     26,  27,  28,  29,  30,  31,  32,  33,
+     34,  35,  36,  37,  38,  39,  40,  41,
+     42,  43,  44,  45,  46,  47,  48,  49,
+     50,  51,  52,  53,  54,  55,  56,  57,
+], [
+     58,  Z0,  Z0,  Z0,  59,  60,  61,  62,
+     63,  Z0,  Z0,  Z0,  64,  65,  66,  67,
+     68,  69,  70,  71,  72,  73,  74,  75,
+     76,  77,  78,  79,  80,  81,  82,  83,
+     84,  85,  86,  87,  88,  89,  90,  91,
+     92,  93,  94,  95,  96,  97,  98,  99,
+    100, 101, 102, 103, 104, 105, 106, 107,
+    108, 109, 110, 111, 112, 113, 114, 115,
+], [
+    116, 117,  Z0,  Z0,  Z0, 118, 119, 120,
+    121, 122,  Z0,  Z0,  Z0, 123, 124, 125,
+    126, 127, 128, 129, 130, 131, 132, 133,
+    134, 135, 136, 137, 138, 139, 140, 141,
+    142, 143, 144, 145, 146, 147, 148, 149,
+    150, 151, 152, 153, 154, 155, 156, 157,
+    158, 159, 160, 161, 162, 163, 164, 165,
+    166, 167, 168, 169, 170, 171, 172, 173,
+], [
+    174,  Z0,  Z0,  Z0, 175, 176, 177, 178,
+    179,  Z0,  Z0,  Z0, 180, 181, 182, 183,
+    184,  Z0,  Z0,  Z0, 185, 186, 187, 188,
+    189, 190, 191, 192, 193, 194, 195, 196,
+    197, 198, 199, 200, 201, 202, 203, 204,
+    205, 206, 207, 208, 209, 210, 211, 212,
+    213, 214, 215, 216, 217, 218, 219, 220,
+    221, 222, 223, 224, 225, 226, 227, 228,
+], [
+    229, 230,  Z0,  Z0,  Z0, 231, 232, 233,
+    234, 235,  Z0,  Z0,  Z0, 236, 237, 238,
+    239, 240,  Z0,  Z0,  Z0, 241, 242, 243,
+    244, 245, 246, 247, 248, 249, 250, 251,
+    252, 253, 254, 255, 256, 257, 258, 259,
+    260, 261, 262, 263, 264, 265, 266, 267,
+    268, 269, 270, 271, 272, 273, 274, 275,
+    276, 277, 278, 279, 280, 281, 282, 283,
+], [
+    284, 285, 286, 287, 288, 289, 290, 291,
+    292, 293,  Z0,  Z0,  Z0, 294, 295, 296,
+    297, 298,  Z0,  Z0,  Z0, 299, 300, 301,
+    302, 303,  Z0,  Z0,  Z0, 304, 305, 306,
+    307, 308, 309, 310, 311, 312, 313, 314,
+    315, 316, 317, 318, 319, 320, 321, 322,
+    323, 324, 325, 326, 327, 328, 329, 330,
+    331, 332, 333, 334, 335, 336, 337, 338,
+], [
+     Z0,  Z0, 339, 340, 341, 342, 343, 344,
+     Z0,  Z0, 345, 346, 347, 348, 349, 350,
+     Z0,  Z0, 441, 351, 352, 353, 354, 355,
+     Z0,  Z0,  Z0, 442, 356, 357, 358, 359,
+     Z0,  Z0,  Z0,  Z0, 443, 360, 361, 362,
+     Z0,  Z0,  Z0,  Z0,  Z0, 444, 363, 364,
+     Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 445, 365,
+     Z0,  Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 446,
+], [
+     Z0,  Z0,  Z0, 366, 367, 368, 369, 370,
+     Z0,  Z0,  Z0, 371, 372, 373, 374, 375,
+     Z0,  Z0,  Z0, 376, 377, 378, 379, 380,
+     Z0,  Z0,  Z0, 447, 381, 382, 383, 384,
+     Z0,  Z0,  Z0,  Z0, 448, 385, 386, 387,
+     Z0,  Z0,  Z0,  Z0,  Z0, 449, 388, 389,
+     Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 450, 390,
+     Z0,  Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 451,
+], [
+    452, 391, 392, 393, 394, 395, 396, 397,
+     Z0,  Z0,  Z0,  Z0, 398, 399, 400, 401,
+     Z0,  Z0,  Z0,  Z0, 402, 403, 404, 405,
+     Z0,  Z0,  Z0,  Z0, 406, 407, 408, 409,
+     Z0,  Z0,  Z0,  Z0, 453, 410, 411, 412,
+     Z0,  Z0,  Z0,  Z0,  Z0, 454, 413, 414,
+     Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 455, 415,
+     Z0,  Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 456,
+], [
+    457, 416, 417, 418, 419, 420, 421, 422,
+     Z0, 458, 423, 424, 425, 426, 427, 428,
+     Z0,  Z0,  Z0,  Z0,  Z0, 429, 430, 431,
+     Z0,  Z0,  Z0,  Z0,  Z0, 432, 433, 434,
+     Z0,  Z0,  Z0,  Z0,  Z0, 435, 436, 437,
+     Z0,  Z0,  Z0,  Z0,  Z0, 459, 438, 439,
+     Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 460, 440,
+     Z0,  Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 461,
+]];
+
+/// Inverse of `KK_IDX`: index to (first king, second king).
+const INV_KK: [(u8, u8); KINGS_SIZE as usize] = {
+    let mut inv = [(0, 0); KINGS_SIZE as usize];
+    let mut t = 0;
+    while t < 10 {
+        let mut sq = 0;
+        while sq < 64 {
+            let v = KK_IDX[t][sq];
+            if v != Z0 {
+                inv[v as usize] = (INV_TRIANGLE[t], sq as u8);
+            }
+            sq += 1;
+        }
+        t += 1;
+    }
+    inv
+};
+
+/// Pawn related constants (see shakmaty-syzygy's `Consts`).
+struct PawnConsts {
+    /// Order of pawn squares: a2 = 47, h2 = 46, a3 = 45, ... (files a/h
+    /// first, then b/g, ...).
+    map_pawns: [u64; 64],
+    /// Inverse of `map_pawns`.
+    inv_map_pawns: [u8; 48],
+    /// Start index of a leading pawn square, by number of leading pawns.
+    lead_pawn_idx: [[u64; 64]; 6],
+    /// Number of leading pawn placements per file, by number of leading pawns.
+    lead_pawns_size: [[u64; 4]; 6],
+}
+
+const PAWNS: PawnConsts = {
+    let mut available_squares = 48;
+    let mut map_pawns = [0; 64];
+    let mut inv_map_pawns = [0; 48];
+    let mut lead_pawn_idx = [[0; 64]; 6];
+    let mut lead_pawns_size = [[0; 4]; 6];
+
+    let mut lead_pawns_cnt = 1;
+    while lead_pawns_cnt <= 5 {
+        let mut file = 0;
+        while file < 4 {
+            let mut idx = 0;
+            let mut rank = 1;
+            while rank < 7 {
+                let sq = file + 8 * rank;
+                if lead_pawns_cnt == 1 {
+                    available_squares -= 1;
+                    map_pawns[sq] = available_squares;
+                    inv_map_pawns[available_squares as usize] = sq as u8;
+                    available_squares -= 1;
+                    map_pawns[sq ^ 0x7] = available_squares;
+                    inv_map_pawns[available_squares as usize] = (sq ^ 0x7) as u8;
+                }
+                lead_pawn_idx[lead_pawns_cnt][sq] = idx;
+                idx += binomial(map_pawns[sq], lead_pawns_cnt as u64 - 1);
+                rank += 1;
+            }
+            lead_pawns_size[lead_pawns_cnt][file] = idx;
+            file += 1;
+        }
+        lead_pawns_cnt += 1;
+    }
+
+    PawnConsts {
+        map_pawns,
+        inv_map_pawns,
+        lead_pawn_idx,
+        lead_pawns_size,
+    }
+};
+
+/// The pawn order used to pick the leading pawn (the pawn with the highest
+/// value leads; files a/h before b/g before c/f before d/e, then low ranks
+/// first).
+#[inline]
+pub(crate) fn map_pawn(sq: u8) -> u64 {
+    PAWNS.map_pawns[usize::from(sq)]
+}
+
+#[inline]
+pub(crate) fn file_of(sq: u8) -> u8 {
+    sq & 7
+}
+
+#[inline]
+pub(crate) fn rank_of(sq: u8) -> u8 {
+    sq >> 3
+}
+
+#[inline]
+pub(crate) fn flip_vertical(sq: u8) -> u8 {
+    sq ^ 56
+}
+
+#[inline]
+pub(crate) fn flip_horizontal(sq: u8) -> u8 {
+    sq ^ 7
+}
+
+#[inline]
+pub(crate) fn flip_diagonal(sq: u8) -> u8 {
+    ((sq >> 3) | (sq << 3)) & 63
+}
+
+#[inline]
+fn offdiag(sq: u8) -> bool {
+    file_of(sq) != rank_of(sq)
+}
+
+/// How the leading group is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lead {
+    /// Leading pawns (of one colour) on a given file `0..4`.
+    Pawns { file: u8 },
+    /// Three unique pieces.
+    ThreeUnique,
+    /// The two kings (no other unique piece).
+    Kings,
+}
+
+/// Piece configuration of one sub-table: the order in which pieces are
+/// encoded and the mixed-radix factors of each group.
+#[derive(Debug, Clone)]
+pub(crate) struct Encoding {
+    /// Pieces in encoding order (colours in the file's frame).
+    pub(crate) pieces: Vec<Piece>,
+    /// Group lengths (pieces are consecutive in groups).
+    lens: Vec<usize>,
+    /// Factor (place value) of each group.
+    factors: Vec<u64>,
+    /// Number of values of each group.
+    radix: Vec<u64>,
+    lead: Lead,
+    /// Both colours have pawns (group 1 is the other colour's pawns).
+    pp: bool,
+    /// Number of indices.
+    pub(crate) size: u64,
+}
+
+impl Encoding {
+    /// Computes the group data of a sub-table (port of shakmaty-syzygy's
+    /// `GroupData::new`, with extra validation).
+    pub(crate) fn new(pieces: Vec<Piece>, order: [u8; 2], file: u8) -> Result<Encoding, String> {
+        if pieces.len() < 2 || pieces.len() > MAX_PIECES {
+            return Err(format!("unsupported number of pieces: {}", pieces.len()));
+        }
+        let count = |p: Piece| pieces.iter().filter(|q| **q == p).count();
+        let has_pawns = pieces.iter().any(|p| p.role == Role::Pawn);
+        let pp = pieces.contains(&Color::White.pawn()) && pieces.contains(&Color::Black.pawn());
+        let unique = pieces
+            .iter()
+            .enumerate()
+            .filter(|&(i, p)| count(*p) == 1 && !pieces[..i].contains(p))
+            .count();
+
+        let (lead, first_len) = if has_pawns {
+            (Lead::Pawns { file }, 0)
+        } else if unique >= 3 {
+            (Lead::ThreeUnique, 3)
+        } else if unique == 2 {
+            (Lead::Kings, 2)
+        } else {
+            return Err("fewer than two unique pieces (not a chess table)".into());
+        };
+        if first_len > 0 && pieces[..first_len].iter().any(|p| count(*p) != 1) {
+            return Err("leading group does not consist of unique pieces".into());
+        }
+
+        let mut lens = Vec::new();
+        if first_len > 0 {
+            lens.push(first_len);
+        }
+        let mut i = first_len;
+        while i < pieces.len() {
+            let mut j = i + 1;
+            while j < pieces.len() && pieces[j] == pieces[i] {
+                j += 1;
+            }
+            if count(pieces[i]) != j - i {
+                return Err("like pieces are not consecutive in the piece list".into());
+            }
+            lens.push(j - i);
+            i = j;
+        }
+
+        if has_pawns {
+            if pieces[0].role != Role::Pawn {
+                return Err("pawn table does not start with a pawn".into());
+            }
+            if !(1..=5).contains(&lens[0]) || file >= 4 {
+                return Err("unsupported leading pawns".into());
+            }
+            if pp && (lens.len() < 2 || pieces[lens[0]].role != Role::Pawn) {
+                return Err("second pawn group missing".into());
+            }
+        }
+
+        let n = lens.len();
+        let mut factors = vec![0; n];
+        let mut radix = vec![0; n];
+        let mut assigned = vec![false; n];
+        let mut free_squares: u64 = 64 - lens[0] as u64 - if pp { lens[1] as u64 } else { 0 };
+        let mut next = if pp { 2 } else { 1 };
+        let mut idx: u64 = 1;
+        let mut k = 0u8;
+        while next < n || k == order[0] || k == order[1] {
+            let g = if k == order[0] {
+                radix[0] = match lead {
+                    Lead::Pawns { file } => PAWNS.lead_pawns_size[lens[0]][usize::from(file)],
+                    Lead::ThreeUnique => THREE_UNIQUE_SIZE,
+                    Lead::Kings => KINGS_SIZE,
+                };
+                0
+            } else if k == order[1] {
+                if !pp {
+                    return Err("bad group order".into());
+                }
+                radix[1] = binom(48 - lens[0] as u64, lens[1]);
+                1
+            } else {
+                radix[next] = binom(free_squares, lens[next]);
+                free_squares = free_squares
+                    .checked_sub(lens[next] as u64)
+                    .ok_or("too many pieces")?;
+                next += 1;
+                next - 1
+            };
+            if assigned[g] {
+                return Err("bad group order".into());
+            }
+            assigned[g] = true;
+            factors[g] = idx;
+            idx = idx.checked_mul(radix[g]).ok_or("index overflow")?;
+            k = k.checked_add(1).ok_or("bad group order")?;
+        }
+        if assigned.iter().any(|a| !a) || radix.contains(&0) {
+            return Err("bad group order".into());
+        }
+
+        Ok(Encoding {
+            pieces,
+            lens,
+            factors,
+            radix,
+            lead,
+            pp,
+            size: idx,
+        })
+    }
+
+    /// Computes the index of a placement. `squares` are in the order of
+    /// `self.pieces`, already in the file's colour frame, and for pawn
+    /// tables the first square is the leading pawn (on this sub-table's
+    /// file or its mirror). `squares` is canonicalised in place.
+    ///
+    /// Returns `None` if the placement has no index (kings adjacent or on
+    /// the same square in a table whose leading group is the kings).
+    pub(crate) fn encode(&self, squares: &mut [u8]) -> Option<u64> {
+        debug_assert_eq!(squares.len(), self.pieces.len());
+        if file_of(squares[0]) >= 4 {
+            for sq in squares.iter_mut() {
+                *sq = flip_horizontal(*sq);
+            }
+        }
+
+        let mut idx = match self.lead {
+            Lead::Pawns { .. } => {
+                let lc = self.lens[0];
+                let mut idx = PAWNS.lead_pawn_idx[lc][usize::from(squares[0])];
+                squares[1..lc].sort_unstable_by_key(|sq| map_pawn(*sq));
+                for (i, &sq) in squares.iter().enumerate().take(lc).skip(1) {
+                    idx += binom(map_pawn(sq), i);
+                }
+                idx
+            }
+            Lead::ThreeUnique | Lead::Kings => {
+                if rank_of(squares[0]) >= 4 {
+                    for sq in squares.iter_mut() {
+                        *sq = flip_vertical(*sq);
+                    }
+                }
+                for i in 0..self.lens[0] {
+                    if !offdiag(squares[i]) {
+                        continue;
+                    }
+                    if rank_of(squares[i]) > file_of(squares[i]) {
+                        for sq in squares[i..].iter_mut() {
+                            *sq = flip_diagonal(*sq);
+                        }
+                    }
+                    break;
+                }
+                let (s0, s1) = (squares[0], squares[1]);
+                if self.lead == Lead::Kings {
+                    let v = KK_IDX[TRIANGLE[usize::from(s0)] as usize][usize::from(s1)];
+                    if v == Z0 {
+                        return None;
+                    }
+                    v
+                } else {
+                    let s2 = squares[2];
+                    let adjust1 = u64::from(s1 > s0);
+                    let adjust2 = u64::from(s2 > s0) + u64::from(s2 > s1);
+                    let (s0, s1, s2) = (u64::from(s0), u64::from(s1), u64::from(s2));
+                    let r0 = s0 >> 3;
+                    let r1 = s1 >> 3;
+                    let r2 = s2 >> 3;
+                    if offdiag(squares[0]) {
+                        TRIANGLE[s0 as usize] * 63 * 62 + (s1 - adjust1) * 62 + (s2 - adjust2)
+                    } else if offdiag(squares[1]) {
+                        6 * 63 * 62 + r0 * 28 * 62 + LOWER[s1 as usize] * 62 + s2 - adjust2
+                    } else if offdiag(squares[2]) {
+                        6 * 63 * 62
+                            + 4 * 28 * 62
+                            + r0 * 7 * 28
+                            + (r1 - adjust1) * 28
+                            + LOWER[s2 as usize]
+                    } else {
+                        6 * 63 * 62
+                            + 4 * 28 * 62
+                            + 4 * 7 * 28
+                            + r0 * 7 * 6
+                            + (r1 - adjust1) * 6
+                            + (r2 - adjust2)
+                    }
+                }
+            }
+        };
+        idx *= self.factors[0];
+
+        let mut group_sq = self.lens[0];
+        for g in 1..self.lens.len() {
+            let len = self.lens[g];
+            let (prev, rest) = squares.split_at_mut(group_sq);
+            let group = &mut rest[..len];
+            group.sort_unstable();
+            let offset = if self.pp && g == 1 { 8 } else { 0 };
+            let mut n = 0;
+            for (i, &sq) in group.iter().enumerate() {
+                let adjust = prev.iter().filter(|p| sq > **p).count() as u64;
+                n += binom(u64::from(sq) - adjust - offset, i + 1);
+            }
+            idx += n * self.factors[g];
+            group_sq += len;
+        }
+        Some(idx)
+    }
+
+    /// Computes the canonical placement of an index (`idx < self.size`):
+    /// the squares in the order of `self.pieces`. Every index of a chess
+    /// table has a placement with distinct squares (it may still be an
+    /// illegal position).
+    pub(crate) fn decode(&self, idx: u64, squares: &mut [u8; MAX_PIECES]) {
+        debug_assert!(idx < self.size);
+        let digit = |g: usize| (idx / self.factors[g]) % self.radix[g];
+
+        let v = digit(0);
+        match self.lead {
+            Lead::Pawns { file } => {
+                let lc = self.lens[0];
+                let mut sq0 = file;
+                for rank in 1..7u8 {
+                    let sq = file + 8 * rank;
+                    if PAWNS.lead_pawn_idx[lc][usize::from(sq)] <= v {
+                        sq0 = sq;
+                    } else {
+                        break;
+                    }
+                }
+                squares[0] = sq0;
+                let mut rem = v - PAWNS.lead_pawn_idx[lc][usize::from(sq0)];
+                let mut upper = map_pawn(sq0);
+                for i in (1..lc).rev() {
+                    let m = largest_below(rem, i, upper);
+                    rem -= binom(m, i);
+                    squares[i] = PAWNS.inv_map_pawns[m as usize];
+                    upper = m;
+                }
+            }
+            Lead::ThreeUnique => {
+                let (s0, s1, s2) = decode_three_unique(v);
+                squares[0] = s0;
+                squares[1] = s1;
+                squares[2] = s2;
+            }
+            Lead::Kings => {
+                let (s0, s1) = INV_KK[v as usize];
+                squares[0] = s0;
+                squares[1] = s1;
+            }
+        }
+
+        let mut group_sq = self.lens[0];
+        for g in 1..self.lens.len() {
+            let len = self.lens[g];
+            let offset: u8 = if self.pp && g == 1 { 8 } else { 0 };
+            let mut prev = [0u8; MAX_PIECES];
+            prev[..group_sq].copy_from_slice(&squares[..group_sq]);
+            let prev = &mut prev[..group_sq];
+            prev.sort_unstable();
+            let free = if self.pp && g == 1 {
+                48 - self.lens[0] as u64
+            } else {
+                64 - group_sq as u64
+            };
+            let mut n = digit(g);
+            let mut upper = free;
+            for i in (0..len).rev() {
+                let r = largest_below(n, i + 1, upper);
+                n -= binom(r, i + 1);
+                upper = r;
+                let mut sq = r as u8 + offset;
+                for &p in prev.iter() {
+                    if p <= sq {
+                        sq += 1;
+                    }
+                }
+                squares[group_sq + i] = sq;
+            }
+            group_sq += len;
+        }
+    }
+}
+
+/// Largest `r < upper` with `binom(r, k) <= n` (combinatorial number system).
+#[inline]
+fn largest_below(n: u64, k: usize, upper: u64) -> u64 {
+    if k == 1 {
+        return n;
+    }
+    let mut r = upper - 1;
+    while binom(r, k) > n {
+        r -= 1;
+    }
+    r
+}
+
+/// Inverse of the three-unique-pieces part of `Encoding::encode`.
+fn decode_three_unique(v: u64) -> (u8, u8, u8) {
+    /// Undo `x - adjust` where adjust counts the given (distinct) squares
+    /// below `x`.
+    fn skip(mut x: u8, a: u8, b: u8) -> u8 {
+        let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+        if x >= lo {
+            x += 1;
+        }
+        if x >= hi {
+            x += 1;
+        }
+        x
+    }
+
+    const A: u64 = 6 * 63 * 62;
+    const B: u64 = 4 * 28 * 62;
+    const C: u64 = 4 * 7 * 28;
+    if v < A {
+        let s0 = INV_TRIANGLE[(v / (63 * 62)) as usize];
+        let r = v % (63 * 62);
+        let a = (r / 62) as u8;
+        let s1 = if a >= s0 { a + 1 } else { a };
+        let s2 = skip((r % 62) as u8, s0, s1);
+        (s0, s1, s2)
+    } else if v < A + B {
+        let v = v - A;
+        let s0 = (v / (28 * 62)) as u8 * 9;
+        let r = v % (28 * 62);
+        let s1 = INV_LOWER[(r / 62) as usize];
+        let s2 = skip((r % 62) as u8, s0, s1);
+        (s0, s1, s2)
+    } else if v < A + B + C {
+        let v = v - A - B;
+        let r0 = (v / (7 * 28)) as u8;
+        let r = v % (7 * 28);
+        let a = (r / 28) as u8;
+        let r1 = if a >= r0 { a + 1 } else { a };
+        (r0 * 9, r1 * 9, INV_LOWER[(r % 28) as usize])
+    } else {
+        let v = v - A - B - C;
+        let r0 = (v / 42) as u8;
+        let a = ((v % 42) / 6) as u8;
+        let r1 = if a >= r0 { a + 1 } else { a };
+        let r2 = skip((v % 6) as u8, r0, r1);
+        (r0 * 9, r1 * 9, r2 * 9)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_unique_roundtrip() {
+        let enc = Encoding::new(
+            vec![
+                Color::White.king(),
+                Color::White.queen(),
+                Color::Black.king(),
+            ],
+            [0, 0xf],
+            0,
+        )
+        .unwrap();
+        assert_eq!(enc.size, THREE_UNIQUE_SIZE);
+        let mut sq = [0; MAX_PIECES];
+        for idx in 0..enc.size {
+            enc.decode(idx, &mut sq);
+            let mut s = sq;
+            assert_eq!(enc.encode(&mut s[..3]), Some(idx), "{idx} {sq:?}");
+        }
+    }
+
+    #[test]
+    fn kings_roundtrip() {
+        for (v, &(s0, s1)) in INV_KK.iter().enumerate() {
+            assert_eq!(
+                KK_IDX[TRIANGLE[usize::from(s0)] as usize][usize::from(s1)],
+                v as u64
+            );
+        }
+    }
+}

@@ -4,7 +4,13 @@
 //! Every variant renders as a single line, because the binary prints it after
 //! `error:` and scripts grep for it.
 
-use std::{fmt, io, path::PathBuf};
+use std::{
+    cell::{Cell, RefCell},
+    fmt::{self, Write as _},
+    io,
+    panic::{self, AssertUnwindSafe},
+    path::PathBuf,
+};
 
 /// Everything that can go wrong in fiftymove.
 ///
@@ -111,17 +117,52 @@ impl Error {
 }
 
 impl fmt::Display for Error {
+    /// One line, whatever the inputs hold: control characters (a newline in
+    /// a pasted FEN, say) are escaped, and long inputs are shortened.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut text = String::new();
+        self.write_raw(&mut text)?;
+        for c in text.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_default())?;
+            } else {
+                f.write_char(c)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// At most this many characters of an input are quoted in a message.
+const QUOTE_MAX: usize = 120;
+
+/// An input as quoted in a message: shortened to [`QUOTE_MAX`] characters.
+fn quote(input: &str) -> String {
+    match input.char_indices().nth(QUOTE_MAX) {
+        Some((cut, _)) => format!(
+            "{}... (+{} more characters)",
+            &input[..cut],
+            input[cut..].chars().count()
+        ),
+        None => input.to_owned(),
+    }
+}
+
+impl Error {
+    /// The message before [`fmt::Display`] makes it one line.
+    fn write_raw(&self, f: &mut impl fmt::Write) -> fmt::Result {
         match self {
             Error::Usage(msg) => write!(f, "{msg}"),
-            Error::Fen { fen, reason } => write!(f, "invalid FEN '{fen}': {reason}"),
-            Error::Position { fen, reason } => write!(f, "unusable position '{fen}': {reason}"),
+            Error::Fen { fen, reason } => write!(f, "invalid FEN '{}': {reason}", quote(fen)),
+            Error::Position { fen, reason } => {
+                write!(f, "unusable position '{}': {reason}", quote(fen))
+            }
             Error::Material {
                 input,
                 reason,
                 suggestion,
             } => {
-                write!(f, "invalid material '{input}': {reason}")?;
+                write!(f, "invalid material '{}': {reason}", quote(input))?;
                 if let Some(s) = suggestion {
                     write!(f, " (did you mean {s}?)")?;
                 }
@@ -158,5 +199,115 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// An I/O error as a message detail, with a hint where the fix is known:
+/// running out of file descriptors says to raise `ulimit -n`.
+pub(crate) fn io_detail(e: &io::Error) -> String {
+    with_hint(e.to_string())
+}
+
+/// `detail` with the hint of [`io_detail`] when it reports running out of
+/// file descriptors (EMFILE, "os error 24" on Linux and macOS).
+pub(crate) fn with_hint(detail: String) -> String {
+    if detail.contains("os error 24") {
+        format!("{detail}; raise the open-file limit (ulimit -n)")
+    } else {
+        detail
+    }
+}
+
 /// Result alias used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+thread_local! {
+    /// How many [`guard_table_read`] calls the current thread is inside.
+    static TABLE_READ_DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// Where the last panic inside [`guard_table_read`] happened, as the
+    /// hook of [`quiet_table_panics`] saw it.
+    static TABLE_PANIC_AT: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Whether the current thread is inside [`guard_table_read`], that is,
+/// reading table files.
+pub fn reading_tables() -> bool {
+    TABLE_READ_DEPTH.with(Cell::get) > 0
+}
+
+/// Runs `read`, which reads table files, and turns a panic inside it into
+/// [`Error::Table`] about the table `what()` names.
+///
+/// shakmaty-syzygy returns errors for most damaged files, but bytes that are
+/// damaged in the right way can still reach one of its assertions or an
+/// out-of-range index. Such a panic says the file is bad, not that
+/// fiftymove is, so it ends in exit code 3 like any other damaged table.
+/// Panics elsewhere stay panics (bugs, exit code 1).
+///
+/// The default panic hook still prints the panic; the binary installs
+/// [`quiet_table_panics`] so that the error stays one line.
+///
+/// # Errors
+///
+/// The errors of `read`, and [`Error::Table`] if it panics.
+pub fn guard_table_read<T>(
+    what: impl FnOnce() -> String,
+    read: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    struct Depth;
+    impl Drop for Depth {
+        fn drop(&mut self) {
+            TABLE_READ_DEPTH.with(|d| d.set(d.get() - 1));
+        }
+    }
+    TABLE_READ_DEPTH.with(|d| d.set(d.get() + 1));
+    let depth = Depth;
+    let result = panic::catch_unwind(AssertUnwindSafe(read));
+    drop(depth);
+    result.unwrap_or_else(|payload| {
+        let message = panic_message(payload.as_ref());
+        let at = TABLE_PANIC_AT
+            .with(|a| a.borrow_mut().take())
+            .map(|at| format!(" at {at}"))
+            .unwrap_or_default();
+        Err(Error::Table {
+            what: what(),
+            detail: format!(
+                "reading it failed ({message}{at}); it is damaged or not a Syzygy file, check it with `fiftymove tables --verify`"
+            ),
+        })
+    })
+}
+
+/// The text of a panic payload, on one line.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    let text = if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic".to_owned()
+    };
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Installs a panic hook that is silent for panics inside
+/// [`guard_table_read`] (they become [`Error::Table`], reported once as an
+/// `error:` line) and hands every other panic to the hook installed before.
+pub fn quiet_table_panics() {
+    let previous = panic::take_hook();
+    panic::set_hook(Box::new(move |info| {
+        if reading_tables() {
+            let at = info
+                .location()
+                .map(|l| format!("{}:{}", short_path(l.file()), l.line()));
+            TABLE_PANIC_AT.with(|a| *a.borrow_mut() = at);
+        } else {
+            previous(info);
+        }
+    }));
+}
+
+/// The last three components of a source path (`crate-1.0/src/file.rs`),
+/// enough to place a panic without the whole registry path.
+fn short_path(file: &str) -> String {
+    let parts: Vec<&str> = file.split(['/', '\\']).collect();
+    parts[parts.len().saturating_sub(3)..].join("/")
+}

@@ -306,10 +306,22 @@ pub fn official_table_names() -> BTreeSet<&'static str> {
 /// The official table name closest to `input` by edit distance, if any is
 /// within three edits.
 fn suggest(input: &str) -> Option<String> {
+    // The official names, upper-cased once (building them on every call
+    // cost a millisecond per bad argument).
+    static NAMES: std::sync::OnceLock<Vec<(String, &'static str)>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        official_table_names()
+            .into_iter()
+            .map(|name| (name.to_ascii_uppercase(), name))
+            .collect()
+    });
     let upper = input.trim().to_ascii_uppercase();
-    official_table_names()
-        .into_iter()
-        .map(|name| (edit_distance(&upper, &name.to_ascii_uppercase()), name))
+    names
+        .iter()
+        // Lengths more than three apart cannot be within three edits; this
+        // also keeps a huge argument from costing seconds.
+        .filter(|(name, _)| upper.len().abs_diff(name.len()) <= 3)
+        .map(|(name, original)| (edit_distance(&upper, name), *original))
         .filter(|(d, _)| *d <= 3)
         .min()
         .map(|(_, name)| name.to_owned())

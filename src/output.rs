@@ -5,21 +5,32 @@
 use std::{
     fs,
     io::{self, Write},
-    path::Path,
+    path::{Path, PathBuf},
+    sync::atomic::{AtomicU64, Ordering},
 };
 
 use crate::error::{Error, Result};
 
 /// Writes `contents` to `path` atomically.
 ///
+/// A device or pipe (`/dev/full`, `/dev/stdout`) is written directly: it
+/// cannot be replaced, and must not be. A symlink keeps pointing where it
+/// did: the file it points to is the one replaced.
+///
 /// # Errors
 ///
 /// [`Error::Output`] if the temporary file cannot be written or renamed; the
-/// temporary file is removed.
+/// temporary file is removed, and the destination is left as it was.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
     let wrap = |error: io::Error| Error::Output {
         path: path.to_path_buf(),
         error,
+    };
+    // The file a symlink points to, if `path` is one (a dangling link is
+    // replaced itself).
+    let resolved: Option<PathBuf> = match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path).ok(),
+        _ => None,
     };
     // A device or pipe (say /dev/full or /dev/stdout) cannot be replaced by
     // a rename, and must not be: write to it directly.
@@ -35,6 +46,7 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
                 .map_err(wrap);
         }
     }
+    let path = resolved.as_deref().unwrap_or(path);
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -42,13 +54,20 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
     let name = path
         .file_name()
         .ok_or_else(|| wrap(io::Error::other("not a file name")))?;
+    // Unique per process and call, so that concurrent writers never share a
+    // temporary file.
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
     let tmp = dir.join(format!(
-        ".{}.{}.tmp",
+        ".{}.{}.{}.tmp",
         name.to_string_lossy(),
-        std::process::id()
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
     let result = (|| {
-        let mut file = fs::File::create(&tmp)?;
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
         file.write_all(contents)?;
         file.sync_all()?;
         fs::rename(&tmp, path)
@@ -56,6 +75,11 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
     if let Err(e) = result {
         let _ = fs::remove_file(&tmp);
         return Err(wrap(e));
+    }
+    // Make the rename itself durable (best effort: not every filesystem
+    // lets a directory be synced).
+    if let Ok(d) = fs::File::open(dir) {
+        let _ = d.sync_all();
     }
     Ok(())
 }

@@ -25,6 +25,20 @@ pub fn parse_fen(fen: &str) -> Result<Chess> {
         fen: trimmed.to_owned(),
         reason: format!("{e}"),
     })?;
+    // shakmaty saturates counters that overflow; we would then print a
+    // number the user never typed.
+    for (field, what) in trimmed
+        .split_whitespace()
+        .skip(4)
+        .zip(["halfmove clock", "fullmove number"])
+    {
+        if field.bytes().all(|b| b.is_ascii_digit()) && field.parse::<u32>().is_err() {
+            return Err(Error::Fen {
+                fen: trimmed.to_owned(),
+                reason: format!("the {what} {field} is out of range"),
+            });
+        }
+    }
     let setup = parsed.as_setup();
     if setup.castling_rights.any() {
         return Err(Error::position(
@@ -120,6 +134,10 @@ mod tests {
         assert!(bad("4k3/8/8/8/8/8/8/K3R3 w - - 0 1").contains("not to move is in check"));
         assert!(bad("4k3/8/8/8/8/8/8/4K3 w - e6 0 1").contains("en-passant"));
         assert!(bad("rnbqkbn1/8/8/8/8/8/8/4K3 w - - 0 1").contains("at most 7"));
+        assert!(bad("4k3/8/8/8/8/8/8/4K3 w - - 99999999999 1")
+            .contains("clock 99999999999 is out of range"));
+        assert!(bad("4k3/8/8/8/8/8/8/4K3 w - - 0 4294967296").contains("fullmove number"));
+        assert!(!bad("4k3/8/8/8/8/8/8/R3K3 w - -\n0 1").contains('\n'));
     }
 
     #[test]

@@ -9,10 +9,10 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Move, Position, Role};
-use shakmaty_syzygy::{MaybeRounded, SyzygyError, Tablebase};
+use shakmaty_syzygy::{MaybeRounded, ProbeError, SyzygyError, Tablebase};
 
 use crate::{
-    error::{Error, Result},
+    error::{guard_table_read, Error, Result},
     material::Material,
 };
 
@@ -212,10 +212,15 @@ impl Prober {
     /// [`Error::MissingTables`] or [`Error::Table`] when a table is absent or
     /// damaged.
     pub fn wdl(&self, pos: &Chess) -> Result<Wdl> {
-        self.tb
-            .probe_wdl_after_zeroing(pos)
-            .map(Wdl::from_syzygy)
-            .map_err(|e| table_error(e, pos))
+        guard_table_read(
+            || guarded_tables(pos, "rtbw"),
+            || {
+                self.tb
+                    .probe_wdl_after_zeroing(pos)
+                    .map(Wdl::from_syzygy)
+                    .map_err(|e| table_error(e, pos))
+            },
+        )
     }
 
     /// The exact DTZ of `pos`, in plies, signed from the side to move.
@@ -248,10 +253,15 @@ impl Prober {
     ///
     /// As for [`Prober::wdl`].
     pub fn raw_dtz(&self, pos: &Chess) -> Result<MaybeRounded<i32>> {
-        self.tb
-            .probe_dtz(pos)
-            .map(|d| d.map(|d| d.0))
-            .map_err(|e| table_error(e, pos))
+        guard_table_read(
+            || guarded_tables(pos, "rtbz"),
+            || {
+                self.tb
+                    .probe_dtz(pos)
+                    .map(|d| d.map(|d| d.0))
+                    .map_err(|e| table_error(e, pos))
+            },
+        )
     }
 
     /// The raw value, through the memo.
@@ -553,6 +563,19 @@ fn zeroing_score(sign: i32, wdl_after: Wdl, mated: bool) -> Option<i32> {
     }
 }
 
+/// What a guarded probe of `pos` reads, for the error when it panics: the
+/// position's own table file (a probe also reads the tables its captures
+/// lead to).
+fn guarded_tables(pos: &Chess, ext: &str) -> String {
+    let name = Material::from_board(pos.board())
+        .map(|m| m.table_name())
+        .unwrap_or_else(|_| "?".to_owned());
+    format!(
+        "{name}.{ext} (or a table its captures lead to, probing {})",
+        crate::position::fen_of(pos)
+    )
+}
+
 /// Maps a shakmaty-syzygy error to ours, naming the table files.
 fn table_error(e: SyzygyError, pos: &Chess) -> Error {
     let fen = crate::position::fen_of(pos);
@@ -583,13 +606,25 @@ fn table_error(e: SyzygyError, pos: &Chess) -> Error {
                 shakmaty_syzygy::Metric::Wdl => "rtbw",
                 shakmaty_syzygy::Metric::Dtz => "rtbz",
             };
-            let detail = error.to_string();
-            let detail = detail.lines().next().unwrap_or("corrupted").to_owned();
+            let check = "check it with `fiftymove tables --verify`";
+            let detail = match *error {
+                ProbeError::Read { error } if error.kind() == std::io::ErrorKind::UnexpectedEof => {
+                    format!("is shorter than its own header says: it is truncated or damaged; {check}")
+                }
+                ProbeError::Read { error } => {
+                    format!("cannot be read: {}", crate::error::io_detail(&error))
+                }
+                ProbeError::Magic { magic } => format!(
+                    "does not start with the magic bytes of a Syzygy .{ext} file (found {magic:02x?}): it is damaged, or not a table of this kind; {check}"
+                ),
+                // (Its backtrace is of no use to the user.)
+                ProbeError::CorruptedTable { .. } => format!(
+                    "is corrupted (its contents contradict each other or its name): it is damaged, or another table under this name; {check}"
+                ),
+            };
             Error::Table {
                 what: format!("{material}.{ext}"),
-                detail: format!(
-                    "cannot be read ({detail}); it is damaged or not a Syzygy file, check it with `fiftymove tables --verify`"
-                ),
+                detail,
             }
         }
     }

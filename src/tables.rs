@@ -16,7 +16,7 @@ use shakmaty_syzygy::{filesystem::MmapFilesystem, Tablebase};
 
 use crate::{
     checksums,
-    error::{Error, Result},
+    error::{io_detail, Error, Result},
     material::Material,
 };
 
@@ -51,6 +51,15 @@ pub fn resolve_dirs(explicit: &[PathBuf], syzygy_path: Option<&str>) -> Vec<Path
 pub struct Inventory {
     dirs: Vec<PathBuf>,
     files: BTreeMap<String, PathBuf>,
+    /// Whether [`Inventory::require`] md5-checks the files, and where it
+    /// remembers the verdicts (see [`Inventory::with_md5_check`]).
+    md5_check: Option<Md5Check>,
+}
+
+/// The md5 check of [`Inventory::require`].
+#[derive(Debug, Clone)]
+struct Md5Check {
+    cache: Option<PathBuf>,
 }
 
 /// One file's md5 check.
@@ -92,13 +101,13 @@ impl Inventory {
                 detail: if e.kind() == std::io::ErrorKind::NotFound {
                     "does not exist (install tables with scripts/install-tables.sh, or use --tables / SYZYGY_PATH)".into()
                 } else {
-                    e.to_string()
+                    io_detail(&e)
                 },
             })?;
             for entry in entries {
                 let entry = entry.map_err(|e| Error::TableDir {
                     path: dir.clone(),
-                    detail: e.to_string(),
+                    detail: io_detail(&e),
                 })?;
                 let name = entry.file_name().to_string_lossy().into_owned();
                 if is_table_file_name(&name) {
@@ -109,7 +118,23 @@ impl Inventory {
         Ok(Inventory {
             dirs: dirs.to_vec(),
             files,
+            md5_check: None,
         })
+    }
+
+    /// Makes [`Inventory::require`] also check the md5 of every file it
+    /// needs against the official list, so that a damaged file is refused
+    /// before it can be read (a flipped byte inside compressed data can
+    /// decode to a wrong but plausible value, which no other check sees).
+    ///
+    /// Hashing is done once per file: the md5 is remembered in `cache` (a
+    /// small text file, see [`default_cache_file`]) under the file's
+    /// canonical path, size, device, inode, mtime and ctime, and hashed
+    /// again only when one of those changes. Without a cache, or when it
+    /// cannot be written, every run hashes the files it needs.
+    pub fn with_md5_check(mut self, cache: Option<PathBuf>) -> Inventory {
+        self.md5_check = Some(Md5Check { cache });
+        self
     }
 
     /// The directories that were scanned.
@@ -138,12 +163,14 @@ impl Inventory {
 
     /// Checks that every file `material` can lead to is present, and that
     /// each has its official size (a cheap check that catches truncated
-    /// downloads before any long work starts).
+    /// downloads before any long work starts); with
+    /// [`Inventory::with_md5_check`], also its official md5.
     ///
     /// # Errors
     ///
     /// [`Error::MissingTables`] naming every missing file, or
-    /// [`Error::Table`] for a file with the wrong size.
+    /// [`Error::Table`] naming a file with the wrong size or md5, or one
+    /// that cannot be read.
     pub fn require(&self, material: &Material, needed_for: &str) -> Result<()> {
         let missing = self.missing_for(material);
         if !missing.is_empty() {
@@ -152,9 +179,19 @@ impl Inventory {
                 files: missing,
             });
         }
-        for file in material.closure_files() {
-            let path = &self.files[&file];
-            check_size(&file, path)?;
+        let files: Vec<(String, &Path)> = material
+            .closure_files()
+            .into_iter()
+            .map(|file| {
+                let path = self.files[&file].as_path();
+                (file, path)
+            })
+            .collect();
+        for (file, path) in &files {
+            check_size(file, path)?;
+        }
+        if let Some(check) = &self.md5_check {
+            check_md5(&files, check.cache.as_deref())?;
         }
         Ok(())
     }
@@ -162,11 +199,24 @@ impl Inventory {
     /// Opens a shakmaty-syzygy tablebase over every file present.
     ///
     /// Tables are memory-mapped, which the design measured at 1.7-1.9x the
-    /// speed of plain reads.
+    /// speed of plain reads. A file is mapped when first probed and its
+    /// descriptor closed at once, so hundreds of tables do not hold hundreds
+    /// of open files.
+    ///
+    /// A file that shakmaty-syzygy refuses at once (a size no Syzygy file
+    /// has, say a half-downloaded one, or not a regular file) is left out,
+    /// so that it cannot spoil work that does not need it; work that does
+    /// need it finds it missing. [`Inventory::require`] names such files
+    /// precisely: call it first.
+    ///
+    /// A file truncated or rewritten *while* it is mapped makes the process
+    /// die of SIGBUS on the next read of a lost page; that cannot be turned
+    /// into an error. Do not modify tables during a run.
     ///
     /// # Errors
     ///
-    /// [`Error::Table`] if a file cannot be added.
+    /// None at present; the signature leaves room for filesystems that can
+    /// fail to open.
     pub fn open(&self) -> Result<Tablebase<Chess>> {
         // SAFETY: memory maps are sound as long as the files are not
         // modified while mapped. fiftymove never writes table files, and the
@@ -175,21 +225,18 @@ impl Inventory {
         // we accept that for the measured speed-up.
         let fs = unsafe { MmapFilesystem::new() };
         let mut tb = Tablebase::with_filesystem(Arc::new(fs));
-        for (name, path) in &self.files {
-            tb.add_file(path).map_err(|e| Error::Table {
-                what: name.clone(),
-                detail: if e.kind() == std::io::ErrorKind::InvalidData {
-                    "damaged (its size is not that of a Syzygy file); run `fiftymove tables --verify`".into()
-                } else {
-                    e.to_string()
-                },
-            })?;
+        for path in self.files.values() {
+            // Refused files are left out (see above).
+            let _ = tb.add_file(path);
         }
         Ok(tb)
     }
 }
 
-/// Whether `name` looks like a Syzygy file name (`KRvK.rtbw`).
+/// Whether `name` is a Syzygy file name (`KRvK.rtbw`), spelt exactly as
+/// Syzygy spells it. Other spellings of a material (`KvKR.rtbw`,
+/// `krvk.rtbw`) are ignored: shakmaty-syzygy would file them under the
+/// table's real name, where they could shadow the real file unchecked.
 fn is_table_file_name(name: &str) -> bool {
     let Some(stem) = name
         .strip_suffix(".rtbw")
@@ -197,16 +244,21 @@ fn is_table_file_name(name: &str) -> bool {
     else {
         return false;
     };
-    stem.parse::<Material>().is_ok()
+    stem.parse::<Material>()
+        .is_ok_and(|m| m.table_name() == stem)
 }
 
 fn check_size(file: &str, path: &Path) -> Result<()> {
-    let actual = fs::metadata(path)
-        .map_err(|e| Error::Table {
-            what: path.display().to_string(),
-            detail: e.to_string(),
-        })?
-        .len();
+    let table = |detail: String| Error::Table {
+        what: path.display().to_string(),
+        detail,
+    };
+    let meta =
+        fs::metadata(path).map_err(|e| table(format!("cannot be read: {}", io_detail(&e))))?;
+    if !meta.is_file() {
+        return Err(table("is not a regular file".into()));
+    }
+    let actual = meta.len();
     if let Some(official) = checksums::official(file) {
         if official.bytes != actual {
             return Err(Error::Table {
@@ -219,6 +271,207 @@ fn check_size(file: &str, path: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Where the binary keeps its md5 verdicts: `$FIFTYMOVE_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/fiftymove`, else `~/.cache/fiftymove`; the file is
+/// `verified-md5.tsv` there. `None` when none of those is set.
+pub fn default_cache_file() -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let dir = var("FIFTYMOVE_CACHE_DIR")
+        .or_else(|| {
+            var("XDG_CACHE_HOME")
+                .filter(|d| d.is_absolute())
+                .map(|d| d.join("fiftymove"))
+        })
+        .or_else(|| var("HOME").map(|h| h.join(".cache/fiftymove")))?;
+    Some(dir.join("verified-md5.tsv"))
+}
+
+/// What identifies one version of a file: if any of it changes, the file
+/// is hashed again. The ctime cannot be set back by tools that preserve
+/// mtimes (`touch -r`, `cp -p`), so a rewrite is always noticed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileIdentity {
+    size: u64,
+    dev: u64,
+    ino: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl FileIdentity {
+    fn of(meta: &fs::Metadata) -> FileIdentity {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+            FileIdentity {
+                size: meta.len(),
+                dev: meta.dev(),
+                ino: meta.ino(),
+                mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+                ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let mtime_ns = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as i128);
+            FileIdentity {
+                size: meta.len(),
+                dev: 0,
+                ino: 0,
+                mtime_ns,
+                ctime_ns: 0,
+            }
+        }
+    }
+}
+
+/// The md5 cache: canonical path -> (identity, md5), as a text file of
+/// tab-separated lines `md5 size dev ino mtime_ns ctime_ns path`.
+#[derive(Default)]
+struct Md5Cache {
+    entries: BTreeMap<PathBuf, (FileIdentity, String)>,
+}
+
+const CACHE_HEADER: &str = "# fiftymove md5 cache v1: md5 size dev ino mtime_ns ctime_ns path";
+
+impl Md5Cache {
+    /// Reads a cache file; a missing or garbled file is an empty cache
+    /// (lines that do not parse are dropped).
+    fn load(path: &Path) -> Md5Cache {
+        let mut cache = Md5Cache::default();
+        let Ok(text) = fs::read_to_string(path) else {
+            return cache;
+        };
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let f: Vec<&str> = line.splitn(7, '\t').collect();
+            let [md5, size, dev, ino, mtime, ctime, file] = f[..] else {
+                continue;
+            };
+            let parsed = (|| {
+                Some(FileIdentity {
+                    size: size.parse().ok()?,
+                    dev: dev.parse().ok()?,
+                    ino: ino.parse().ok()?,
+                    mtime_ns: mtime.parse().ok()?,
+                    ctime_ns: ctime.parse().ok()?,
+                })
+            })();
+            let well_formed = md5.len() == 32 && md5.bytes().all(|b| b.is_ascii_hexdigit());
+            if let (Some(id), true) = (parsed, well_formed) {
+                cache
+                    .entries
+                    .insert(PathBuf::from(file), (id, md5.to_owned()));
+            }
+        }
+        cache
+    }
+
+    /// Writes the cache atomically, dropping entries whose file is gone.
+    /// Failure is not an error: the next run hashes again.
+    fn store(&self, path: &Path) {
+        let mut text = format!("{CACHE_HEADER}\n");
+        for (file, (id, md5)) in &self.entries {
+            let Some(name) = file.to_str().filter(|n| !n.contains(['\n', '\t'])) else {
+                continue;
+            };
+            if !file.exists() {
+                continue;
+            }
+            text.push_str(&format!(
+                "{md5}\t{}\t{}\t{}\t{}\t{}\t{name}\n",
+                id.size, id.dev, id.ino, id.mtime_ns, id.ctime_ns
+            ));
+        }
+        if let Some(dir) = path.parent() {
+            let _ = fs::create_dir_all(dir);
+        }
+        let _ = crate::output::write_atomically(path, text.as_bytes());
+    }
+}
+
+/// The md5 half of [`Inventory::require`]: every file of `files` that is in
+/// the official list must have its official md5, taken from `cache` when the
+/// file has not changed since it was hashed.
+fn check_md5(files: &[(String, &Path)], cache_file: Option<&Path>) -> Result<()> {
+    use rayon::prelude::*;
+
+    let unreadable = |path: &Path, e: std::io::Error| Error::Table {
+        what: path.display().to_string(),
+        detail: format!("cannot be read: {}", io_detail(&e)),
+    };
+    let mut cache = cache_file.map(Md5Cache::load).unwrap_or_default();
+    // (path, canonical path, identity, official md5, cached md5)
+    let mut todo = Vec::new();
+    for (file, path) in files {
+        let Some(official) = checksums::official(file) else {
+            continue;
+        };
+        let canonical = fs::canonicalize(path).map_err(|e| unreadable(path, e))?;
+        let meta = fs::metadata(&canonical).map_err(|e| unreadable(path, e))?;
+        let id = FileIdentity::of(&meta);
+        let known = cache
+            .entries
+            .get(&canonical)
+            .filter(|(cached, _)| *cached == id)
+            .map(|(_, md5)| md5.clone());
+        todo.push((*path, canonical, id, official.md5, known));
+    }
+    // Hash what the cache does not know, in parallel.
+    let hashed: Vec<Result<String>> = todo
+        .par_iter()
+        .map(|(path, canonical, _, _, known)| match known {
+            Some(md5) => Ok(md5.clone()),
+            None => md5_file(canonical).map_err(|e| unreadable(path, e)),
+        })
+        .collect();
+    let mut damaged = Vec::new();
+    let mut changed = false;
+    for ((path, canonical, id, official, known), md5) in todo.into_iter().zip(hashed) {
+        let md5 = md5?;
+        if known.is_none() {
+            cache.entries.insert(canonical, (id, md5.clone()));
+            changed = true;
+        }
+        if md5 != official {
+            damaged.push((path, md5, official));
+        }
+    }
+    if changed {
+        if let Some(cache_file) = cache_file {
+            cache.store(cache_file);
+        }
+    }
+    match &damaged[..] {
+        [] => Ok(()),
+        [(path, md5, official)] => Err(Error::Table {
+            what: path.display().to_string(),
+            detail: format!(
+                "has md5 {md5}, not the official {official}: it is damaged, or another table under this name; re-install it (--no-verify skips this check)"
+            ),
+        }),
+        many => Err(Error::Table {
+            what: many
+                .iter()
+                .map(|(path, _, _)| path.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            detail: format!(
+                "{} files do not have their official md5: they are damaged, or other tables under these names; re-install them (--no-verify skips this check)",
+                many.len()
+            ),
+        }),
+    }
 }
 
 /// md5-checks one file against the official list.

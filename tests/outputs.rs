@@ -1,0 +1,314 @@
+//! Outputs under stress: files are written atomically (temp file, then
+//! rename), a full disk gives one clean `error:` line and exit code 1, a
+//! closed pipe a quiet exit 0, and nothing ever leaves a half-written file
+//! or a stray temporary file behind.
+
+mod common;
+mod hostile_common;
+
+use std::{
+    fs,
+    os::unix::fs::FileTypeExt,
+    path::Path,
+    process::{Command, Stdio},
+};
+
+use fiftymove::output::write_atomically;
+use hostile_common::{expect_error, expect_ok, fiftymove_real, BAD_INPUT, OK, OTHER};
+
+const KRVK: &str = "8/8/8/8/8/8/8/R3K2k w - - 0 1";
+
+/// Files in `dir` whose names look like our temporary files.
+fn temp_files(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect()
+}
+
+/// Small shard files for `merge` (KNvK in two parts), made by real scans.
+fn shard_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    (1..=2)
+        .map(|k| {
+            let path = dir.join(format!("KNvK-{k}of2.json"));
+            let (mut cmd, _cache) = fiftymove_real();
+            cmd.args([
+                "scan",
+                "KNvK",
+                "--engine",
+                "probe",
+                "--shard",
+                &format!("{k}/2"),
+                "--out",
+            ])
+            .arg(&path);
+            expect_ok(&mut cmd);
+            path
+        })
+        .collect()
+}
+
+#[test]
+fn a_full_disk_is_a_clean_error_and_dev_full_stays_a_device() {
+    let (mut cmd, _cache) = fiftymove_real();
+    cmd.args([
+        "scan",
+        "KNvK",
+        "--engine",
+        "probe",
+        "--shard",
+        "1/2",
+        "--out",
+        "/dev/full",
+    ]);
+    expect_error(
+        &mut cmd,
+        OTHER,
+        &["cannot write /dev/full", "No space left on device"],
+    );
+    let meta = fs::metadata("/dev/full").unwrap();
+    assert!(meta.file_type().is_char_device(), "/dev/full was replaced!");
+    assert!(temp_files(Path::new("/dev")).is_empty());
+
+    // merge --out the same way.
+    let dir = tempfile::tempdir().unwrap();
+    let shards = shard_files(dir.path());
+    let (mut cmd, _cache) = fiftymove_real();
+    cmd.arg("merge").args(&shards).args(["--out", "/dev/full"]);
+    expect_error(&mut cmd, OTHER, &["cannot write /dev/full"]);
+    assert!(fs::metadata("/dev/full")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+
+    // And stdout on a full disk, for every kind of output.
+    for args in [
+        &["probe", KRVK][..],
+        &["--json", "probe", KRVK],
+        &["line", KRVK],
+        &["line", "--format", "pgn", KRVK],
+        &["tables"],
+    ] {
+        let (mut cmd, _cache) = fiftymove_real();
+        cmd.args(args)
+            .stdout(fs::File::create("/dev/full").unwrap());
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(OTHER), "{args:?}: {stderr}");
+        hostile_common::assert_one_error_line(&stderr, &format!("{args:?}"));
+        assert!(
+            stderr.contains("cannot write <stdout>: No space left"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_device_destination_is_written_not_replaced() {
+    let (mut cmd, _cache) = fiftymove_real();
+    cmd.args([
+        "scan",
+        "KNvK",
+        "--engine",
+        "probe",
+        "--shard",
+        "2/2",
+        "--out",
+        "/dev/null",
+    ]);
+    expect_ok(&mut cmd);
+    assert!(fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    for args in [
+        &["probe", KRVK][..],
+        &["--json", "probe", KRVK],
+        &["line", KRVK],
+        &["line", "--format", "pgn", KRVK],
+        &["tables"],
+        &["tables", "--verify", "KRvK"],
+        &["scan", "KNvK", "--engine", "probe"],
+    ] {
+        // A pipe whose reading end is closed before the program starts: its
+        // first write fails with EPIPE, every time.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let (mut cmd, _cache) = fiftymove_real();
+        cmd.args(args).stdout(writer).stderr(Stdio::piped());
+        let out = cmd.output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(OK),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{args:?} should exit quietly: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn head_closing_the_pipe_early_is_quiet() {
+    // The way people do it: `fiftymove ... | head -1`.
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg("set -o pipefail; \"$0\" --tables \"$1\" line --format pgn \"$2\" | head -1")
+        .arg(env!("CARGO_BIN_EXE_fiftymove"))
+        .arg(common::tables_dir())
+        .arg("4k3/r7/8/8/8/8/8/QR2K3 w - - 0 1")
+        .env("FIFTYMOVE_CACHE_DIR", cache.path())
+        .env_remove("SYZYGY_PATH")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(OK),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+}
+
+#[test]
+fn out_files_are_complete_and_leave_no_temp_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let shards = shard_files(dir.path());
+    let text = fs::read_to_string(&shards[0]).unwrap();
+    assert!(text.ends_with('\n'));
+    let _: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+    // Overwriting an existing file replaces it whole.
+    let merged = dir.path().join("merged.json");
+    fs::write(
+        &merged,
+        "old contents that are longer than nothing\n".repeat(100),
+    )
+    .unwrap();
+    let (mut cmd, _cache) = fiftymove_real();
+    cmd.arg("merge").args(&shards).arg("--out").arg(&merged);
+    expect_ok(&mut cmd);
+    let text = fs::read_to_string(&merged).unwrap();
+    assert!(!text.contains("old contents"));
+    assert!(
+        temp_files(dir.path()).is_empty(),
+        "{:?}",
+        temp_files(dir.path())
+    );
+}
+
+#[test]
+fn a_failed_run_leaves_the_old_out_file_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("result.json");
+    fs::write(&out_file, "precious\n").unwrap();
+    // Missing tables: exit 3 before anything is written.
+    let empty = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fiftymove"));
+    cmd.arg("--tables")
+        .arg(empty.path())
+        .args(["scan", "KRvK", "--shard", "1/2", "--out"])
+        .arg(&out_file);
+    expect_error(&mut cmd, hostile_common::TABLES, &["KRvK.rtbw"]);
+    // A bad merge input: exit 2.
+    let bad = dir.path().join("bad.json");
+    fs::write(&bad, "{\"material\": \"KRvK\"").unwrap();
+    let (mut cmd, _cache) = fiftymove_real();
+    cmd.arg("merge").arg(&bad).arg("--out").arg(&out_file);
+    expect_error(&mut cmd, BAD_INPUT, &["bad.json", "line 1"]);
+    assert_eq!(fs::read_to_string(&out_file).unwrap(), "precious\n");
+    assert!(temp_files(dir.path()).is_empty());
+}
+
+#[test]
+fn bad_out_paths_are_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    for (out, needle) in [
+        (dir.path().to_owned(), "is a directory"),
+        (dir.path().join("no/such/dir/x.json"), "is not a directory"),
+    ] {
+        let (mut cmd, _cache) = fiftymove_real();
+        cmd.args(["scan", "KRvK", "--shard", "1/2", "--out"])
+            .arg(&out);
+        expect_error(&mut cmd, BAD_INPUT, &["--out", needle]);
+        let (mut cmd, _cache) = fiftymove_real();
+        cmd.args(["merge", "x.json", "--out"]).arg(&out);
+        expect_error(&mut cmd, BAD_INPUT, &["--out", needle]);
+    }
+    assert!(temp_files(dir.path()).is_empty());
+}
+
+#[test]
+fn write_atomically_cleans_up_when_the_rename_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    // A non-empty directory cannot be replaced by a file: the temp file is
+    // written, the rename fails, and the temp file must go.
+    let target = dir.path().join("taken");
+    fs::create_dir(&target).unwrap();
+    fs::write(target.join("inside"), "x").unwrap();
+    let err = write_atomically(&target, b"data").unwrap_err();
+    assert_eq!(err.exit_code(), OTHER);
+    assert!(err
+        .to_string()
+        .starts_with(&format!("cannot write {}", target.display())));
+    assert!(
+        temp_files(dir.path()).is_empty(),
+        "{:?}",
+        temp_files(dir.path())
+    );
+    assert_eq!(fs::read_to_string(target.join("inside")).unwrap(), "x");
+    // A missing directory: nothing is created.
+    let err = write_atomically(&dir.path().join("nope/x"), b"data").unwrap_err();
+    assert_eq!(err.exit_code(), OTHER);
+    assert!(!dir.path().join("nope").exists());
+}
+
+#[test]
+fn write_atomically_replaces_the_target_of_a_symlink() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.json");
+    let link = dir.path().join("link.json");
+    fs::write(&real, "old").unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    write_atomically(&link, b"new").unwrap();
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+    assert!(temp_files(dir.path()).is_empty());
+}
+
+#[test]
+fn concurrent_writers_never_produce_a_mixed_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.json");
+    let bodies: Vec<Vec<u8>> = (0..8u8).map(|i| vec![b'a' + i; 100_000]).collect();
+    std::thread::scope(|s| {
+        for body in &bodies {
+            let path = &path;
+            s.spawn(move || {
+                for _ in 0..10 {
+                    write_atomically(path, body).unwrap();
+                }
+            });
+        }
+    });
+    let text = fs::read(&path).unwrap();
+    assert_eq!(text.len(), 100_000);
+    assert!(text.iter().all(|b| *b == text[0]), "a mixed file");
+    assert!(temp_files(dir.path()).is_empty());
+}

@@ -1,0 +1,368 @@
+//! A minimal position for the sweep: up to seven pieces on squares, legal
+//! move generation without castling, and en passant only where asked for.
+//! Much cheaper than building a `shakmaty::Chess` per index.
+
+use shakmaty::{attacks, Bitboard, Color, Piece, Role, Square};
+
+use super::codec::MAX;
+
+/// No piece index.
+pub(crate) const NONE: u8 = u8::MAX;
+
+/// Pieces and their squares (`a1 = 0`), in some fixed slot order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pos {
+    /// Piece of each slot.
+    pub(crate) pc: [Piece; MAX],
+    /// Square of each slot.
+    pub(crate) sq: [u8; MAX],
+    /// Number of slots in use.
+    pub(crate) n: usize,
+}
+
+/// Which moves to generate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Every legal move.
+    All,
+    /// Moves that keep the clock running: no capture, no pawn move.
+    Quiet,
+    /// Captures only (promotions with capture included).
+    Captures,
+}
+
+/// A legal move.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Mv {
+    /// Slot of the moving piece.
+    pub(crate) i: u8,
+    /// Destination square.
+    pub(crate) to: u8,
+    /// Slot of the captured piece, or [`NONE`].
+    pub(crate) cap: u8,
+    /// Promotion role.
+    pub(crate) promo: Option<Role>,
+    /// A pawn move (zeroing).
+    pub(crate) pawn: bool,
+    /// A pawn double step: the square it passed over.
+    pub(crate) ep: Option<u8>,
+}
+
+#[inline]
+fn sq(s: u8) -> Square {
+    Square::new(u32::from(s))
+}
+
+impl Pos {
+    /// A position from pieces and squares.
+    pub(crate) fn new(pieces: &[Piece], squares: &[u8]) -> Pos {
+        let mut pos = Pos {
+            pc: [Color::White.king(); MAX],
+            sq: [0; MAX],
+            n: pieces.len(),
+        };
+        pos.pc[..pieces.len()].copy_from_slice(pieces);
+        pos.sq[..pieces.len()].copy_from_slice(&squares[..pieces.len()]);
+        pos
+    }
+
+    /// The pieces with their squares.
+    pub(crate) fn pairs(&self) -> impl Iterator<Item = (Piece, u8)> + '_ {
+        self.pc[..self.n]
+            .iter()
+            .copied()
+            .zip(self.sq[..self.n].iter().copied())
+    }
+
+    /// Pairs in a fixed-size array (for table lookups).
+    pub(crate) fn pair_array(&self) -> ([(Piece, u8); MAX], usize) {
+        let mut out = [(Color::White.king(), 0u8); MAX];
+        for (o, p) in out.iter_mut().zip(self.pairs()) {
+            *o = p;
+        }
+        (out, self.n)
+    }
+
+    /// All occupied squares.
+    #[inline]
+    pub(crate) fn occupied(&self) -> Bitboard {
+        let mut b = 0u64;
+        for &s in &self.sq[..self.n] {
+            b |= 1 << s;
+        }
+        Bitboard(b)
+    }
+
+    /// The squares of one colour.
+    #[inline]
+    pub(crate) fn color_bb(&self, c: Color) -> Bitboard {
+        let mut b = 0u64;
+        for k in 0..self.n {
+            if self.pc[k].color == c {
+                b |= 1 << self.sq[k];
+            }
+        }
+        Bitboard(b)
+    }
+
+    /// Square of the king of `c`.
+    #[inline]
+    pub(crate) fn king(&self, c: Color) -> u8 {
+        let k = c.king();
+        for i in 0..self.n {
+            if self.pc[i] == k {
+                return self.sq[i];
+            }
+        }
+        unreachable!("every position has both kings")
+    }
+
+    /// Whether `target` is attacked by a piece of `by` (slot `skip`
+    /// excluded: a piece just captured), with occupancy `occ`.
+    #[inline]
+    pub(crate) fn attacked(&self, target: u8, by: Color, occ: Bitboard, skip: u8) -> bool {
+        let t = sq(target);
+        for k in 0..self.n {
+            let p = self.pc[k];
+            if p.color != by || k as u8 == skip {
+                continue;
+            }
+            let from = sq(self.sq[k]);
+            let hit = match p.role {
+                Role::Pawn => attacks::pawn_attacks(by, from),
+                Role::Knight => attacks::knight_attacks(from),
+                Role::Bishop => attacks::bishop_attacks(from, occ),
+                Role::Rook => attacks::rook_attacks(from, occ),
+                Role::Queen => attacks::queen_attacks(from, occ),
+                Role::King => attacks::king_attacks(from),
+            };
+            if hit.contains(t) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether `turn` is in check.
+    #[inline]
+    pub(crate) fn in_check(&self, turn: Color) -> bool {
+        self.attacked(self.king(turn), !turn, self.occupied(), NONE)
+    }
+
+    /// Whether the position counts with `turn` to move: the side not to
+    /// move is not in check.
+    #[inline]
+    pub(crate) fn legal(&self, turn: Color) -> bool {
+        !self.in_check(!turn)
+    }
+
+    /// The slot of the piece on `s`, or [`NONE`].
+    #[inline]
+    fn slot_at(&self, s: u8) -> u8 {
+        for k in 0..self.n {
+            if self.sq[k] == s {
+                return k as u8;
+            }
+        }
+        NONE
+    }
+
+    /// Whether a pseudo-legal move leaves the mover's king safe.
+    #[inline]
+    fn safe(&self, turn: Color, i: usize, to: u8, cap: u8, occ: Bitboard) -> bool {
+        let from = self.sq[i];
+        let occ = Bitboard((occ.0 & !(1u64 << from)) | (1u64 << to));
+        let ksq = if self.pc[i].role == Role::King {
+            to
+        } else {
+            self.king(turn)
+        };
+        !self.attacked(ksq, !turn, occ, cap)
+    }
+
+    /// Calls `f` for every legal move of `turn` of the given kind.
+    #[inline]
+    pub(crate) fn for_each_move(&self, turn: Color, kind: Kind, mut f: impl FnMut(Mv)) {
+        let occ = self.occupied();
+        let own = self.color_bb(turn);
+        let theirs = Bitboard(occ.0 & !own.0);
+        for i in 0..self.n {
+            let p = self.pc[i];
+            if p.color != turn {
+                continue;
+            }
+            let from = self.sq[i];
+            if p.role == Role::Pawn {
+                if kind != Kind::Quiet {
+                    self.pawn_moves(turn, i, occ, theirs, kind == Kind::Captures, &mut f);
+                }
+                continue;
+            }
+            let s = sq(from);
+            let targets = match p.role {
+                Role::Knight => attacks::knight_attacks(s),
+                Role::Bishop => attacks::bishop_attacks(s, occ),
+                Role::Rook => attacks::rook_attacks(s, occ),
+                Role::Queen => attacks::queen_attacks(s, occ),
+                Role::King => attacks::king_attacks(s),
+                Role::Pawn => unreachable!(),
+            };
+            let mut t = targets.0 & !own.0;
+            match kind {
+                Kind::Quiet => t &= !theirs.0,
+                Kind::Captures => t &= theirs.0,
+                Kind::All => {}
+            }
+            while t != 0 {
+                let to = t.trailing_zeros() as u8;
+                t &= t - 1;
+                let cap = if theirs.0 & (1 << to) != 0 {
+                    self.slot_at(to)
+                } else {
+                    NONE
+                };
+                if self.safe(turn, i, to, cap, occ) {
+                    f(Mv {
+                        i: i as u8,
+                        to,
+                        cap,
+                        promo: None,
+                        pawn: false,
+                        ep: None,
+                    });
+                }
+            }
+        }
+    }
+
+    fn pawn_moves(
+        &self,
+        turn: Color,
+        i: usize,
+        occ: Bitboard,
+        theirs: Bitboard,
+        captures_only: bool,
+        f: &mut impl FnMut(Mv),
+    ) {
+        let from = self.sq[i];
+        let (step, start_rank, last_rank): (i8, u8, u8) = match turn {
+            Color::White => (8, 1, 7),
+            Color::Black => (-8, 6, 0),
+        };
+        let mut emit = |to: u8, cap: u8, ep: Option<u8>| {
+            if !self.safe(turn, i, to, cap, occ) {
+                return;
+            }
+            if to >> 3 == last_rank {
+                for r in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+                    f(Mv {
+                        i: i as u8,
+                        to,
+                        cap,
+                        promo: Some(r),
+                        pawn: true,
+                        ep: None,
+                    });
+                }
+            } else {
+                f(Mv {
+                    i: i as u8,
+                    to,
+                    cap,
+                    promo: None,
+                    pawn: true,
+                    ep,
+                });
+            }
+        };
+        let one = (from as i8 + step) as u8;
+        if !captures_only && !occ.contains(sq(one)) {
+            emit(one, NONE, None);
+            if from >> 3 == start_rank {
+                let two = (one as i8 + step) as u8;
+                if !occ.contains(sq(two)) {
+                    emit(two, NONE, Some(one));
+                }
+            }
+        }
+        let mut t = attacks::pawn_attacks(turn, sq(from)).0 & theirs.0;
+        while t != 0 {
+            let to = t.trailing_zeros() as u8;
+            t &= t - 1;
+            emit(to, self.slot_at(to), None);
+        }
+    }
+
+    /// Whether `turn` has a legal move.
+    pub(crate) fn has_move(&self, turn: Color) -> bool {
+        let mut any = false;
+        // Move generation is cheap enough; positions asking are rare
+        // (checked and lost).
+        self.for_each_move(turn, Kind::All, |_| any = true);
+        any
+    }
+
+    /// The legal en passant captures of `turn` onto `ep` (the square a
+    /// pawn of the other side just passed over).
+    pub(crate) fn ep_captures(&self, turn: Color, ep: u8, mut f: impl FnMut(Mv)) {
+        let occ = self.occupied();
+        let victim_sq = match turn {
+            Color::White => ep - 8,
+            Color::Black => ep + 8,
+        };
+        let victim = self.slot_at(victim_sq);
+        if victim == NONE {
+            return;
+        }
+        let pawn = turn.pawn();
+        for i in 0..self.n {
+            if self.pc[i] != pawn || !attacks::pawn_attacks(turn, sq(self.sq[i])).contains(sq(ep)) {
+                continue;
+            }
+            // The captured pawn leaves its square as well.
+            let occ2 = Bitboard(occ.0 & !(1u64 << victim_sq));
+            if self.safe(turn, i, ep, victim, occ2) {
+                f(Mv {
+                    i: i as u8,
+                    to: ep,
+                    cap: victim,
+                    promo: None,
+                    pawn: true,
+                    ep: None,
+                });
+            }
+        }
+    }
+
+    /// The position after a move (a captured piece's slot is removed, the
+    /// others keep their order).
+    #[inline]
+    pub(crate) fn after(&self, m: Mv) -> Pos {
+        let mut p = *self;
+        let i = usize::from(m.i);
+        p.sq[i] = m.to;
+        if let Some(r) = m.promo {
+            p.pc[i].role = r;
+        }
+        if m.cap != NONE {
+            let c = usize::from(m.cap);
+            for k in c..p.n - 1 {
+                p.pc[k] = p.pc[k + 1];
+                p.sq[k] = p.sq[k + 1];
+            }
+            p.n -= 1;
+        }
+        p
+    }
+
+    /// The same position with colours swapped and the board mirrored
+    /// vertically.
+    pub(crate) fn color_flipped(&self) -> Pos {
+        let mut p = *self;
+        for k in 0..p.n {
+            p.pc[k].color = !p.pc[k].color;
+            p.sq[k] ^= 56;
+        }
+        p
+    }
+}

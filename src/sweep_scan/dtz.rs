@@ -1,0 +1,809 @@
+//! The passes of the sweep over the scanned table, all in the index space
+//! of its DTZ file:
+//!
+//! 1. **WDL**: every placement, both sides to move: legality, the stored
+//!    WDL (from the WDL file, whose indices differ) made exact with the
+//!    captures (into the closure's tables, in memory), checkmate, and
+//!    whether a capture is a best move.
+//! 2. **Stored side DTZ**: decoded from the DTZ file; zeroing best moves
+//!    (winning captures and pawn moves) give 1 or 101 (shakmaty-syzygy's
+//!    raw value, which may be rounded: "n or n+1").
+//! 3. **Unstored side DTZ**: shakmaty-syzygy's one-ply search over the
+//!    stored side's raw values, in memory, only where the position is
+//!    decisive (rounded where its best successor is).
+//! 4. **Rounding**: a rounded value takes the parity a phase ending with
+//!    the winner's move gives (odd for the winner to move, even for the
+//!    loser) when the material forces it, as the probe engine does;
+//!    otherwise it is settled by the probe engine's rule: a winner's
+//!    "n or n+1" is n iff some move scores exactly n, a loser's is n+1 iff
+//!    some move scores n+1. Successors are settled first, recursively, with
+//!    a shared memo (the values are deterministic, so threads may race).
+//!    The rule, not a min/max, is what the probe engine computes where the
+//!    tables are locally inconsistent (a "don't care" DTZ for a pawn move
+//!    that is illegal because the king is in check, for example).
+
+use std::sync::atomic::{AtomicI16, AtomicU8, Ordering::Relaxed};
+
+use rayon::prelude::*;
+use shakmaty::{Color, Role};
+
+use super::{
+    board::{Kind, Pos},
+    codec::{Counts, Located, TableCodec, MAX},
+    table_error,
+    wdl::{flip, Closure, BLESSED, CURSED, DRAW, LOSS, WIN},
+    Progress,
+};
+use crate::{
+    error::{Error, Result},
+    sweep::{DtzValue, SweepTable},
+};
+
+/// Illegal placement (the side not to move is in check).
+pub(crate) const ILLEGAL: u8 = 0xff;
+/// Code flag: a capture achieves the (decisive) result.
+pub(crate) const ZB: u8 = 8;
+/// Code flag: the side to move is checkmated.
+pub(crate) const MATED: u8 = 16;
+/// DTZ of a checkmated side to move (magnitude 0, class loss).
+pub(crate) const DTZ_MATED: i16 = i16::MIN;
+
+/// Flags per index: the stored (unstored) side's raw value was rounded.
+const ROUNDED: [u8; 2] = [1, 4];
+/// Flags per index: the stored (unstored) side's value is still the raw
+/// one, to be settled.
+const PENDING: [u8; 2] = [2, 8];
+
+/// Indices per parallel work unit.
+const CHUNK: usize = 1 << 15;
+
+/// The sign of a WDL code: +1 wins, -1 losses, 0 draws.
+#[inline]
+pub(crate) fn sign(w: u8) -> i32 {
+    match w {
+        LOSS | BLESSED => -1,
+        CURSED | WIN => 1,
+        _ => 0,
+    }
+}
+
+/// DTZ of a zeroing best move for a decisive class.
+#[inline]
+fn zero_score(w: u8) -> i16 {
+    match w {
+        WIN => 1,
+        LOSS => -1,
+        CURSED => 101,
+        _ => -101,
+    }
+}
+
+/// One sub-table of the DTZ file, with the WDL sub-tables that hold the
+/// same placements.
+pub(crate) struct Block {
+    /// Sub-table number in the DTZ codec.
+    pub(crate) sub: usize,
+    /// The side to move the DTZ file stores here.
+    pub(crate) side: Color,
+    /// First global index.
+    pub(crate) base: usize,
+    /// Number of indices.
+    pub(crate) len: usize,
+    /// For the stored (0) and unstored (1) side to move: the WDL sub-table
+    /// and, per WDL slot, the DTZ slot of the same piece. `None` for
+    /// symmetric material (looked up the general way).
+    wdl_perm: [Option<(usize, [u8; MAX])>; 2],
+}
+
+/// The scanned table in memory.
+pub(crate) struct Sweep {
+    /// Symmetric material: only White to move is stored, no unstored side.
+    pub(crate) symmetric: bool,
+    /// Piece counts in the file's frame.
+    pub(crate) counts: Counts,
+    dtz_file: SweepTable,
+    /// Encodings of the DTZ file.
+    pub(crate) dtz: TableCodec,
+    wdl_file: SweepTable,
+    wdl: TableCodec,
+    closure: Closure,
+    /// The DTZ file's sub-tables.
+    pub(crate) blocks: Vec<Block>,
+    block_of_sub: Vec<usize>,
+    /// WDL codes (with flags) per global index: stored side, unstored side.
+    pub(crate) w: Vec<[u8; 2]>,
+    /// DTZ per global index: stored side (0), unstored side (1). Exact
+    /// once settled; before that shakmaty-syzygy's raw value.
+    vals: [Vec<AtomicI16>; 2],
+    /// [`ROUNDED`] and [`PENDING`] bits per global index.
+    flags: Vec<AtomicU8>,
+    /// Whether the material forces natural DTZ parity with a loser of
+    /// each colour (file frame).
+    natural: [bool; 2],
+}
+
+fn cidx(c: Color) -> usize {
+    match c {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+/// Whether every phase of this material, with `loser` losing, must end
+/// with the winner's move (see `probe::phase_parity_is_natural`): the
+/// loser has no pawns and each capture it can make leaves the winner a bare
+/// king, or a lone minor piece against a bare king.
+pub(crate) fn natural_parity(counts: &Counts, loser: Color) -> bool {
+    let x = &counts[cidx(loser)];
+    let y = &counts[cidx(!loser)];
+    let pawn = Role::Pawn as usize - 1;
+    if x[pawn] > 0 {
+        return false;
+    }
+    let total = |s: &[u8; 6]| s.iter().map(|&n| usize::from(n)).sum::<usize>();
+    let bare_loser = total(x) == 1;
+    let minors = usize::from(y[Role::Bishop as usize - 1] + y[Role::Knight as usize - 1]);
+    [
+        Role::Queen,
+        Role::Rook,
+        Role::Bishop,
+        Role::Knight,
+        Role::Pawn,
+    ]
+    .into_iter()
+    .filter(|r| y[*r as usize - 1] > 0)
+    .all(|captured| {
+        let left = total(y) - 1;
+        let minor = usize::from(matches!(captured, Role::Bishop | Role::Knight));
+        let lone_minor = left == 2 && minors - minor == 1;
+        left == 1 || (lone_minor && bare_loser)
+    })
+}
+
+impl Sweep {
+    /// Sets up the sweep of one table.
+    ///
+    /// # Errors
+    ///
+    /// Unreadable tables, or encodings this engine does not know.
+    pub(crate) fn new(
+        wdl_file: SweepTable,
+        dtz_file: SweepTable,
+        closure: Closure,
+    ) -> Result<Sweep> {
+        let bad = |what: &str, detail: &str| Error::Table {
+            what: what.to_owned(),
+            detail: detail.to_owned(),
+        };
+        let wdl = TableCodec::of(&wdl_file).ok_or_else(|| {
+            bad(
+                &wdl_file.path().display().to_string(),
+                "unrecognised index encoding",
+            )
+        })?;
+        let dtz = TableCodec::of(&dtz_file).ok_or_else(|| {
+            bad(
+                &dtz_file.path().display().to_string(),
+                "unrecognised index encoding",
+            )
+        })?;
+        let counts = super::codec::parse_counts(dtz_file.material())
+            .ok_or_else(|| bad(dtz_file.material(), "not a material"))?;
+        let symmetric = wdl.symmetric;
+        let mut blocks = Vec::new();
+        let mut block_of_sub = vec![usize::MAX; dtz.subs.len()];
+        let mut base = 0usize;
+        for (k, info) in dtz.subs.iter().enumerate() {
+            let len = info.codec.size as usize;
+            let mut wdl_perm = [None, None];
+            if !symmetric {
+                for (half, turn) in [info.side, !info.side].into_iter().enumerate() {
+                    let ws = wdl.sub_of(info.file, turn).ok_or_else(|| {
+                        bad(
+                            wdl_file.material(),
+                            "WDL file lacks a side the DTZ file has",
+                        )
+                    })?;
+                    let wp = &wdl.subs[ws].codec.pieces;
+                    let dp = &info.codec.pieces;
+                    let mut perm = [0u8; MAX];
+                    let mut used = [false; MAX];
+                    for (slot, piece) in wp.iter().enumerate() {
+                        // The leading pawn stays first.
+                        let from = if slot == 0 && dtz.has_pawns {
+                            Some(0)
+                        } else {
+                            (0..dp.len()).find(|&d| {
+                                !used[d] && dp[d] == *piece && !(d == 0 && dtz.has_pawns)
+                            })
+                        };
+                        let d =
+                            from.ok_or_else(|| bad(wdl_file.material(), "piece lists differ"))?;
+                        used[d] = true;
+                        perm[slot] = d as u8;
+                    }
+                    wdl_perm[half] = Some((ws, perm));
+                }
+            }
+            block_of_sub[k] = blocks.len();
+            blocks.push(Block {
+                sub: k,
+                side: info.side,
+                base,
+                len,
+                wdl_perm,
+            });
+            base += len;
+        }
+        let natural = [
+            natural_parity(&counts, Color::White),
+            natural_parity(&counts, Color::Black),
+        ];
+        Ok(Sweep {
+            symmetric,
+            counts,
+            dtz_file,
+            dtz,
+            wdl_file,
+            wdl,
+            closure,
+            blocks,
+            block_of_sub,
+            w: Vec::new(),
+            vals: [Vec::new(), Vec::new()],
+            flags: Vec::new(),
+            natural,
+        })
+    }
+
+    /// Number of global indices.
+    pub(crate) fn len(&self) -> usize {
+        self.blocks.iter().map(|b| b.len).sum()
+    }
+
+    /// The placement of a local index of a block, in DTZ slot order.
+    #[inline]
+    pub(crate) fn pos_of(&self, b: &Block, local: usize) -> Pos {
+        let codec = &self.dtz.subs[b.sub].codec;
+        let mut squares = [0u8; MAX];
+        codec.decode(local as u64, &mut squares);
+        Pos::new(&codec.pieces, &squares)
+    }
+
+    /// Global index and half (0 stored, 1 unstored) of a located position.
+    #[inline]
+    fn global(&self, loc: Located, turn: Color) -> (usize, usize) {
+        let b = &self.blocks[self.block_of_sub[loc.sub]];
+        let local = loc.idx - self.dtz.subs[loc.sub].start;
+        let half = usize::from(!self.symmetric && loc.side != turn);
+        (b.base + local as usize, half)
+    }
+
+    /// Finds a position of this table (any slot order).
+    fn locate_main(&self, pos: &Pos, turn: Color) -> Result<(usize, usize)> {
+        let (pairs, n) = pos.pair_array();
+        let loc = self
+            .dtz
+            .locate(&pairs[..n], turn, true)
+            .ok_or_else(|| Error::Other("position without an index in the DTZ file".into()))?;
+        Ok(self.global(loc, turn))
+    }
+
+    /// The WDL code of a legal position of this table (after pass 1).
+    fn main_wdl(&self, pos: &Pos, turn: Color) -> Result<u8> {
+        let (j, half) = self.locate_main(pos, turn)?;
+        let code = self.w[j][half];
+        if code == ILLEGAL {
+            return Err(Error::Other(
+                "a legal move led to an illegal position".into(),
+            ));
+        }
+        Ok(code & 7)
+    }
+
+    /// The WDL after a zeroing move into `after` (any table).
+    fn wdl_after_zeroing(&self, after: &Pos, turn: Color, ep: Option<u8>) -> Result<u8> {
+        let main = after.n as u32 == self.piece_count() && counts_match(after, &self.counts);
+        let plain = |p: &Pos, t: Color| -> Result<u8> {
+            if main {
+                self.main_wdl(p, t)
+            } else {
+                self.closure.wdl(p, t)
+            }
+        };
+        self.closure.wdl_with_ep(after, turn, ep, &plain)
+    }
+
+    fn piece_count(&self) -> u32 {
+        self.counts.iter().flatten().map(|&n| u32::from(n)).sum()
+    }
+
+    /// Whether a winner (class `wdl`) has a pawn move (not a capture) that
+    /// keeps its class: then it zeroes at once.
+    fn pawn_win(&self, pos: &Pos, turn: Color, wdl: u8) -> Result<bool> {
+        if self.counts[cidx(turn)][Role::Pawn as usize - 1] == 0
+            && self.counts[cidx(!turn)][Role::Pawn as usize - 1] == 0
+        {
+            return Ok(false);
+        }
+        let mut found = false;
+        let mut failure = None;
+        pos.for_each_move(turn, Kind::All, |m| {
+            if found || failure.is_some() || !m.pawn || m.cap != super::board::NONE {
+                return;
+            }
+            match self.wdl_after_zeroing(&pos.after(m), !turn, m.ep) {
+                Ok(v) => found = flip(v) == wdl,
+                Err(e) => failure = Some(e),
+            }
+        });
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(found),
+        }
+    }
+
+    /// Pass 1: WDL codes of every placement, both sides to move.
+    pub(crate) fn pass_wdl(&mut self, progress: &Progress) -> Result<()> {
+        let raw: Vec<Vec<u8>> = [Color::White, Color::Black]
+            .into_iter()
+            .map(|side| {
+                let len = self.wdl_file.index_len(side);
+                let mut v = vec![0u8; len as usize];
+                self.wdl_file
+                    .decode(side, 0..len, &mut v)
+                    .map_err(table_error)?;
+                Ok(v)
+            })
+            .collect::<Result<_>>()?;
+        let mut w = vec![[ILLEGAL; 2]; self.len()];
+        for b in &self.blocks {
+            w[b.base..b.base + b.len]
+                .par_chunks_mut(CHUNK)
+                .enumerate()
+                .try_for_each(|(c, out)| -> Result<()> {
+                    let first = c * CHUNK;
+                    let codec = &self.dtz.subs[b.sub].codec;
+                    let mut cursor = codec.cursor(first as u64);
+                    for (k, o) in out.iter_mut().enumerate() {
+                        if k > 0 {
+                            cursor.advance();
+                        }
+                        let pos = Pos::new(&codec.pieces, &cursor.squares);
+                        for half in 0..2 {
+                            if half == 1 && self.symmetric {
+                                continue;
+                            }
+                            let turn = if half == 0 { b.side } else { !b.side };
+                            o[half] = self.wdl_code(&raw, b, half, &pos, turn)?;
+                        }
+                    }
+                    progress.add(out.len() as u64);
+                    Ok(())
+                })?;
+        }
+        self.w = w;
+        Ok(())
+    }
+
+    /// The WDL code of one placement and side to move (pass 1).
+    #[inline]
+    fn wdl_code(
+        &self,
+        raw: &[Vec<u8>],
+        b: &Block,
+        half: usize,
+        pos: &Pos,
+        turn: Color,
+    ) -> Result<u8> {
+        if !pos.legal(turn) {
+            return Ok(ILLEGAL);
+        }
+        let stored = match &b.wdl_perm[half] {
+            Some((ws, perm)) => {
+                let info = &self.wdl.subs[*ws];
+                let mut squares = [0u8; MAX];
+                for (slot, &d) in perm[..pos.n].iter().enumerate() {
+                    squares[slot] = pos.sq[usize::from(d)];
+                }
+                let idx = info
+                    .codec
+                    .encode(&mut squares[..pos.n])
+                    .ok_or_else(|| Error::Other("legal position without a WDL index".into()))?;
+                if std::env::var_os("SWEEP_EXPERIMENT").is_some() {
+                    raw[cidx(turn)][(pos.sq[0] as usize) * 64 + pos.sq[1] as usize]
+                } else {
+                    raw[cidx(turn)][(info.start + idx) as usize]
+                }
+            }
+            None => {
+                let (pairs, n) = pos.pair_array();
+                let loc = self
+                    .wdl
+                    .locate(&pairs[..n], turn, false)
+                    .ok_or_else(|| Error::Other("legal position without a WDL index".into()))?;
+                raw[cidx(loc.side)][loc.idx as usize]
+            }
+        };
+        let mut best: Option<u8> = None;
+        let mut failure = None;
+        pos.for_each_move(turn, Kind::Captures, |m| {
+            if best == Some(WIN) || failure.is_some() {
+                return;
+            }
+            match self.closure.wdl(&pos.after(m), !turn) {
+                Ok(v) => best = Some(best.map_or(flip(v), |b| b.max(flip(v)))),
+                Err(e) => failure = Some(e),
+            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let mut code = match best {
+            Some(c) if c >= stored => c | if c > DRAW { ZB } else { 0 },
+            _ => stored,
+        };
+        if best.is_none() && stored == LOSS && pos.in_check(turn) && !pos.has_move(turn) {
+            code = LOSS | MATED;
+        }
+        Ok(code)
+    }
+
+    /// The DTZ of a global index and side (0 stored, 1 unstored): exact
+    /// once settled.
+    #[inline]
+    pub(crate) fn value(&self, half: usize, j: usize) -> i16 {
+        self.vals[half][j].load(Relaxed)
+    }
+
+    /// Pass 2: the stored side's raw DTZ (exact where not rounded).
+    pub(crate) fn pass_stored(&mut self, progress: &Progress) -> Result<()> {
+        let n = self.len();
+        self.vals = [
+            (0..n).map(|_| AtomicI16::new(0)).collect(),
+            (0..n).map(|_| AtomicI16::new(0)).collect(),
+        ];
+        self.flags = (0..n).map(|_| AtomicU8::new(0)).collect();
+        for b in &self.blocks {
+            let start = self.dtz.subs[b.sub].start;
+            (0..b.len.div_ceil(CHUNK))
+                .into_par_iter()
+                .try_for_each(|c| -> Result<()> {
+                    let first = c * CHUNK;
+                    let last = (first + CHUNK).min(b.len);
+                    let codes: Vec<u8> = self.w[b.base + first..b.base + last]
+                        .iter()
+                        .map(|c| if c[0] == ILLEGAL { DRAW } else { c[0] & 7 })
+                        .collect();
+                    let mut vals = vec![DtzValue::default(); last - first];
+                    let range = start + first as u64..start + last as u64;
+                    self.dtz_file
+                        .decode_dtz(b.side, range, &codes, &mut vals)
+                        .map_err(table_error)?;
+                    for (k, raw) in vals.into_iter().enumerate() {
+                        let j = b.base + first + k;
+                        let (v, rounded) = self.stored_raw(b, first + k, self.w[j][0], raw)?;
+                        self.vals[0][j].store(v, Relaxed);
+                        if rounded {
+                            self.flags[j].fetch_or(ROUNDED[0] | PENDING[0], Relaxed);
+                        }
+                    }
+                    progress.add((last - first) as u64);
+                    Ok(())
+                })?;
+        }
+        Ok(())
+    }
+
+    /// shakmaty-syzygy's raw DTZ of a stored index, and whether rounded.
+    fn stored_raw(&self, b: &Block, local: usize, code: u8, raw: DtzValue) -> Result<(i16, bool)> {
+        if code == ILLEGAL {
+            return Ok((0, false));
+        }
+        if code & MATED != 0 {
+            return Ok((DTZ_MATED, false));
+        }
+        let wdl = code & 7;
+        let s = sign(wdl);
+        if s == 0 {
+            return Ok((0, false));
+        }
+        if s > 0 {
+            if code & ZB != 0 {
+                return Ok((zero_score(wdl), false));
+            }
+            let pos = self.pos_of(b, local);
+            if self.pawn_win(&pos, b.side, wdl)? {
+                return Ok((zero_score(wdl), false));
+            }
+        }
+        Ok((raw.dtz as i16, raw.rounded))
+    }
+
+    /// The successor of a position of block `b` by a quiet move (slots
+    /// unchanged): its global index and side (0 stored, 1 unstored).
+    #[inline]
+    fn quiet_succ(&self, b: &Block, after: &Pos, turn: Color) -> Result<(usize, usize)> {
+        if self.symmetric {
+            return self.locate_main(after, turn);
+        }
+        let codec = &self.dtz.subs[b.sub].codec;
+        let mut squares = after.sq;
+        let idx = codec
+            .encode(&mut squares[..after.n])
+            .ok_or_else(|| Error::Other("successor without a DTZ index".into()))?;
+        Ok((b.base + idx as usize, usize::from(turn != b.side)))
+    }
+
+    /// The raw magnitude of a rounded value (settled or not): raw stored
+    /// values are odd (1 or 101 plus an even number of plies), raw
+    /// unstored ones even (one more than a stored one).
+    #[inline]
+    fn raw_of_rounded(half: usize, v: i16, symmetric: bool) -> i32 {
+        let m = i32::from(v).abs();
+        let odd = half == 0 || symmetric;
+        if (m % 2 == 1) == odd {
+            m
+        } else {
+            m - 1
+        }
+    }
+
+    /// Pass 3: shakmaty-syzygy's raw DTZ of the side the DTZ file does not
+    /// store: a one-ply search over the stored side's raw values.
+    pub(crate) fn pass_unstored(&self, progress: &Progress) -> Result<()> {
+        if self.symmetric {
+            return Ok(());
+        }
+        for b in &self.blocks {
+            (0..b.len.div_ceil(CHUNK))
+                .into_par_iter()
+                .try_for_each(|c| -> Result<()> {
+                    let first = c * CHUNK;
+                    let last = (first + CHUNK).min(b.len);
+                    for local in first..last {
+                        let j = b.base + local;
+                        let (v, rounded) = self.unstored_raw(b, local, self.w[j][1])?;
+                        self.vals[1][j].store(v, Relaxed);
+                        if rounded {
+                            self.flags[j].fetch_or(ROUNDED[1] | PENDING[1], Relaxed);
+                        }
+                    }
+                    progress.add((last - first) as u64);
+                    Ok(())
+                })?;
+        }
+        Ok(())
+    }
+
+    fn unstored_raw(&self, b: &Block, local: usize, code: u8) -> Result<(i16, bool)> {
+        if code == ILLEGAL {
+            return Ok((0, false));
+        }
+        if code & MATED != 0 {
+            return Ok((DTZ_MATED, false));
+        }
+        let wdl = code & 7;
+        let s = sign(wdl);
+        if s == 0 {
+            return Ok((0, false));
+        }
+        let turn = !b.side;
+        if s > 0 && code & ZB != 0 {
+            return Ok((zero_score(wdl), false));
+        }
+        let pos = self.pos_of(b, local);
+        if s > 0 && self.pawn_win(&pos, turn, wdl)? {
+            return Ok((zero_score(wdl), false));
+        }
+        // Best (magnitude, rounded) so far; a loser can always zero.
+        let mut best: Option<(i32, bool)> = if s < 0 {
+            Some((if wdl == LOSS { 1 } else { 101 }, false))
+        } else {
+            None
+        };
+        let mut failure = None;
+        pos.for_each_move(turn, Kind::Quiet, |m| {
+            if failure.is_some() {
+                return;
+            }
+            let (j2, half2) = match self.quiet_succ(b, &pos.after(m), !turn) {
+                Ok(x) => x,
+                Err(e) => {
+                    failure = Some(e);
+                    return;
+                }
+            };
+            let v = self.value(half2, j2);
+            let cand = if v == DTZ_MATED {
+                (1, false)
+            } else if i32::from(v).signum() == -s {
+                let rounded = self.flags[j2].load(Relaxed) & ROUNDED[half2] != 0;
+                let raw = if rounded {
+                    Self::raw_of_rounded(half2, v, self.symmetric)
+                } else {
+                    i32::from(v).abs()
+                };
+                (raw + 1, rounded)
+            } else {
+                return;
+            };
+            best = Some(match best {
+                None => cand,
+                // The winner takes the shortest, the loser the longest; on
+                // a tie the rounded value (it may be one ply longer).
+                Some(x) if (s > 0 && cand.0 < x.0) || (s < 0 && cand.0 > x.0) => cand,
+                Some(x) if cand.0 == x.0 && cand.1 => cand,
+                Some(x) => x,
+            });
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let (mag, rounded) = best.ok_or_else(|| {
+            Error::Other(
+                "a won position has no move that keeps the win; tables inconsistent".into(),
+            )
+        })?;
+        Ok(((s * mag) as i16, rounded))
+    }
+
+    /// Pass 4: settles every rounded value.
+    pub(crate) fn settle_all(&self, progress: &Progress) -> Result<(usize, usize)> {
+        let halves = if self.symmetric { 1 } else { 2 };
+        let counts: Vec<(usize, usize)> = self
+            .blocks
+            .iter()
+            .map(|b| {
+                (0..b.len.div_ceil(CHUNK))
+                    .into_par_iter()
+                    .map(|c| -> Result<(usize, usize)> {
+                        let first = c * CHUNK;
+                        let last = (first + CHUNK).min(b.len);
+                        let mut settled = (0, 0);
+                        for j in b.base + first..b.base + last {
+                            for half in 0..halves {
+                                if self.flags[j].load(Relaxed) & PENDING[half] != 0 {
+                                    self.settle(half, j)?;
+                                    if half == 0 {
+                                        settled.0 += 1;
+                                    } else {
+                                        settled.1 += 1;
+                                    }
+                                }
+                            }
+                        }
+                        progress.add((last - first) as u64);
+                        Ok(settled)
+                    })
+                    .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))
+            })
+            .collect::<Result<_>>()?;
+        Ok(counts
+            .into_iter()
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)))
+    }
+
+    /// The exact DTZ of a global index and side, settling it (and, first,
+    /// the successors it depends on) if it is still rounded.
+    fn settle(&self, half: usize, j: usize) -> Result<i16> {
+        let v = self.value(half, j);
+        if self.flags[j].load(Relaxed) & PENDING[half] == 0 {
+            return Ok(v);
+        }
+        let (b, local) = self.block_at(j);
+        let turn = if half == 0 { b.side } else { !b.side };
+        let s = i32::from(v).signum();
+        let n = i32::from(v).abs();
+        let loser = if s > 0 { !turn } else { turn };
+        let mag = if self.natural[cidx(loser)] {
+            // The phase ends with the winner's move: odd for the winner to
+            // move, even for the loser. Of n and n+1 exactly one fits.
+            let want_odd = s > 0;
+            if (n % 2 == 1) == want_odd {
+                n
+            } else {
+                n + 1
+            }
+        } else {
+            let target = if s > 0 { n } else { n + 1 };
+            let hit = self.some_move_scores(b, local, turn, s, target)?;
+            match (s > 0, hit) {
+                (true, true) | (false, false) => n,
+                _ => n + 1,
+            }
+        };
+        let exact = (s * mag) as i16;
+        self.vals[half][j].store(exact, Relaxed);
+        self.flags[j].fetch_and(!PENDING[half], Relaxed);
+        Ok(exact)
+    }
+
+    /// The probe engine's `first_move_scoring`, in memory: whether some
+    /// legal move gives the mover (sign `s`) exactly `target` plies. Only
+    /// quiet moves and mates can: zeroing moves score 1 or 101, which the
+    /// raw value already accounts for.
+    fn some_move_scores(
+        &self,
+        b: &Block,
+        local: usize,
+        turn: Color,
+        s: i32,
+        target: i32,
+    ) -> Result<bool> {
+        let pos = self.pos_of(b, local);
+        let need = target - 1;
+        let mut hit = false;
+        let mut failure = None;
+        pos.for_each_move(turn, Kind::Quiet, |m| {
+            if hit || failure.is_some() {
+                return;
+            }
+            match self.move_scores(b, &pos, m, turn, s, target, need) {
+                Ok(h) => hit = h,
+                Err(e) => failure = Some(e),
+            }
+        });
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(hit),
+        }
+    }
+
+    /// Whether one quiet move scores exactly `target` (see
+    /// [`Sweep::some_move_scores`]).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn move_scores(
+        &self,
+        b: &Block,
+        pos: &Pos,
+        m: super::board::Mv,
+        turn: Color,
+        s: i32,
+        target: i32,
+        need: i32,
+    ) -> Result<bool> {
+        let (j2, half2) = self.quiet_succ(b, &pos.after(m), !turn)?;
+        let v = self.value(half2, j2);
+        if v == DTZ_MATED {
+            return Ok(s > 0 && target == 1);
+        }
+        if i32::from(v).signum() != -s {
+            return Ok(false);
+        }
+        let rounded = self.flags[j2].load(Relaxed) & ROUNDED[half2] != 0;
+        let exact = if rounded {
+            let a = Self::raw_of_rounded(half2, v, self.symmetric);
+            let (certain, open) = if s > 0 {
+                (a + 1 == need, a == need)
+            } else {
+                (a == need, a + 1 == need)
+            };
+            if certain {
+                return Ok(true);
+            }
+            if !open {
+                return Ok(false);
+            }
+            i32::from(self.settle(half2, j2)?).abs()
+        } else {
+            i32::from(v).abs()
+        };
+        Ok(exact == need)
+    }
+
+    /// The block and local index of a global index.
+    pub(crate) fn block_at(&self, j: usize) -> (&Block, usize) {
+        let k = self.blocks.partition_point(|b| b.base + b.len <= j);
+        let b = &self.blocks[k];
+        (b, j - b.base)
+    }
+}
+
+/// Whether a position has exactly the material `counts` (either colour
+/// orientation).
+fn counts_match(pos: &Pos, counts: &Counts) -> bool {
+    let c = super::codec::counts_of(pos.pc[..pos.n].iter().copied());
+    c == *counts || c == [counts[1], counts[0]]
+}

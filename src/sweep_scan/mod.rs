@@ -1,0 +1,612 @@
+//! The sweep engine for `scan`: whole-table statistics from sequential
+//! decoding of the table files, with exact DTZ, and the same numbers as the
+//! probe engine ([`crate::probe_scan`]) under design.md's convention.
+//!
+//! Both sides' WDL come from the WDL file, made exact with the captures
+//! (the tables they lead to are decoded into memory too); the stored
+//! side's DTZ comes from the DTZ file; the side the DTZ file does not store
+//! is computed by a one-ply search in memory, only where the position is
+//! decisive; DTZ rounding is settled by parity and checked against the
+//! successors. See [`dtz`] for the passes and [`weights`] for the
+//! conversion from Syzygy's indices to our orbit counts.
+//!
+//! # Memory
+//!
+//! Everything lives in memory, in the index space of the DTZ file: per
+//! index 6 bytes (two WDL codes, two DTZ values), plus the WDL file's
+//! decoded values (1 byte per index and side) while pass 1 runs and the
+//! closure's tables (1 byte per index and side for those the captures and
+//! promotions reach, plus a 1-byte memo). KRBvKR: 115 M indices, about
+//! 1.0 GB at peak; KNNvKP: 172 M indices, about 1.7 GB at peak with its
+//! promotion tables. A 6-piece table has up to about 7 G indices per side:
+//! 40+ GB, beyond a 24 GB machine; see the README.
+
+// The index arithmetic walks parallel arrays (squares, digits, codes) by
+// position, as the Syzygy format defines it; indexed loops say that best.
+#![allow(clippy::needless_range_loop)]
+
+mod board;
+mod codec;
+mod dtz;
+mod wdl;
+mod weights;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+use shakmaty::Color;
+
+use self::{
+    board::Pos,
+    dtz::{sign, Sweep, DTZ_MATED, ILLEGAL, MATED},
+    weights::{like_factorial, on_one_diagonal, Canon, Squares},
+};
+use crate::{
+    error::{Error, Result},
+    probe::Wdl,
+    probe_scan::ScanPlan,
+    scan::{DtzHistograms, Histogram, Longest, RawCounts, ScanStats, SideStats, WdlCounts},
+    sweep::{SweepError, SweepTable, TableKind},
+    tables::Inventory,
+};
+
+/// Progress is reported in this many units per material.
+pub const PROGRESS_UNITS: u64 = 1000;
+
+/// Maps the decoder's errors to ours.
+pub(crate) fn table_error(e: SweepError) -> Error {
+    match e {
+        SweepError::Io { path, error } => Error::Table {
+            what: path.display().to_string(),
+            detail: error.to_string(),
+        },
+        other => Error::Table {
+            what: "table".into(),
+            detail: other.to_string(),
+        },
+    }
+}
+
+/// Work done so far, reported in [`PROGRESS_UNITS`].
+pub(crate) struct Progress<'a> {
+    done: AtomicU64,
+    total: u64,
+    report: &'a (dyn Fn(u64) + Sync),
+}
+
+impl Progress<'_> {
+    fn add(&self, n: u64) {
+        let before = self.done.fetch_add(n, Ordering::Relaxed);
+        let after = (before + n).min(self.total);
+        let a = before.min(self.total) * PROGRESS_UNITS / self.total.max(1);
+        let b = after * PROGRESS_UNITS / self.total.max(1);
+        if b > a {
+            (self.report)(b - a);
+        }
+    }
+
+    fn finish(&self) {
+        let before = self
+            .done
+            .swap(self.total, Ordering::Relaxed)
+            .min(self.total);
+        let a = before * PROGRESS_UNITS / self.total.max(1);
+        if PROGRESS_UNITS > a {
+            (self.report)(PROGRESS_UNITS - a);
+        }
+    }
+}
+
+/// Scans one material with the sweep engine. `progress` receives
+/// increments summing to [`PROGRESS_UNITS`].
+///
+/// The result is identical to [`crate::probe_scan::scan_with_prober`]'s
+/// for the same plan (shards included: a shard holds the same positions as
+/// the probe engine's shard of the same number).
+///
+/// # Errors
+///
+/// [`Error::MissingTables`] if a table of the material's closure is
+/// missing; [`Error::Table`] for unreadable or damaged tables;
+/// [`Error::Other`] if the tables contradict themselves.
+pub fn scan_with_sweep(
+    inv: &Inventory,
+    plan: &ScanPlan,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<ScanStats> {
+    let material = plan.material;
+    let label = material.to_string();
+    inv.require(&material, &label)?;
+    let name = material.table_name();
+    let open = |kind: TableKind, ext: &str| -> Result<SweepTable> {
+        let file = format!("{name}.{ext}");
+        let path = inv.path(&file).ok_or_else(|| Error::MissingTables {
+            needed_for: label.clone(),
+            files: vec![file.clone()],
+        })?;
+        SweepTable::open(path, kind).map_err(table_error)
+    };
+    let wdl_file = open(TableKind::Wdl, "rtbw")?;
+    let dtz_file = open(TableKind::Dtz, "rtbz")?;
+    let others: Vec<String> = material
+        .closure()
+        .into_iter()
+        .filter(|n| *n != name)
+        .collect();
+    let closure = wdl::Closure::open(inv, &others, &label)?;
+    let mut sweep = Sweep::new(wdl_file, dtz_file, closure)?;
+    let len = sweep.len() as u64;
+    let progress = Progress {
+        done: AtomicU64::new(0),
+        total: 5 * len,
+        report: progress,
+    };
+    let debug = std::env::var_os("FIFTYMOVE_SWEEP_DEBUG").is_some();
+    let clock = std::time::Instant::now();
+    let lap = |what: &str| {
+        if debug {
+            eprintln!(
+                "sweep {label}: {what} at {:.3}s",
+                clock.elapsed().as_secs_f64()
+            );
+        }
+    };
+    sweep.pass_wdl(&progress)?;
+    lap("wdl");
+    sweep.pass_stored(&progress)?;
+    lap("stored dtz");
+    sweep.pass_unstored(&progress)?;
+    lap("unstored dtz");
+    let (a, b) = sweep.settle_all(&progress)?;
+    lap(&format!("rounding settled ({a} stored, {b} unstored)"));
+    let stats = count(&sweep, plan, &progress)?;
+    lap("count");
+    progress.finish();
+    Ok(stats)
+}
+
+/// Counts in units of 1/|G| for one side to move.
+#[derive(Default, Clone)]
+struct Acc {
+    positions: u64,
+    wdl: [u64; 5],
+    win: Vec<u64>,
+    loss: Vec<u64>,
+    raw: [u64; 5],
+    longest: [Option<(u32, Vec<Cand>)>; 5],
+}
+
+/// A candidate for a longest position: the board in the user's frame and
+/// the canonical placement it was counted under (`None`: every ordering).
+#[derive(Clone)]
+enum Cand {
+    Pending {
+        pos: Pos,
+        turn: Color,
+        only: Option<Squares>,
+    },
+    Fen(String),
+}
+
+/// Candidate lists longer than this are settled to their best FEN.
+const MAX_CANDIDATES: usize = 256;
+
+impl Acc {
+    fn add(&mut self, wdl: u8, mag: u32, num: u64) {
+        self.positions += num;
+        self.wdl[usize::from(wdl)] += num;
+        let hist = match sign(wdl) {
+            1 => &mut self.win,
+            -1 => &mut self.loss,
+            _ => return,
+        };
+        let i = mag as usize;
+        if hist.len() <= i {
+            hist.resize(i + 1, 0);
+        }
+        hist[i] += num;
+    }
+
+    fn offer(&mut self, wdl: u8, mag: u32, cand: impl FnOnce() -> Cand, canon: &Canon) {
+        if sign(wdl) == 0 {
+            return;
+        }
+        let slot = &mut self.longest[usize::from(wdl)];
+        match slot {
+            Some((m, list)) if *m == mag => {
+                list.push(cand());
+                if list.len() > MAX_CANDIDATES {
+                    let best = settle(list, canon);
+                    *list = vec![Cand::Fen(best)];
+                }
+            }
+            Some((m, _)) if *m > mag => {}
+            _ => *slot = Some((mag, vec![cand()])),
+        }
+    }
+
+    fn merge(&mut self, other: Acc, canon: &Canon) {
+        self.positions += other.positions;
+        for k in 0..5 {
+            self.wdl[k] += other.wdl[k];
+            self.raw[k] += other.raw[k];
+        }
+        for (a, b) in [(&mut self.win, &other.win), (&mut self.loss, &other.loss)] {
+            if a.len() < b.len() {
+                a.resize(b.len(), 0);
+            }
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+        }
+        for (k, theirs) in other.longest.into_iter().enumerate() {
+            let Some((mag, list)) = theirs else { continue };
+            let slot = &mut self.longest[k];
+            match slot {
+                Some((m, mine)) if *m == mag => {
+                    mine.extend(list);
+                    if mine.len() > MAX_CANDIDATES {
+                        let best = settle(mine, canon);
+                        *mine = vec![Cand::Fen(best)];
+                    }
+                }
+                Some((m, _)) if *m > mag => {}
+                _ => *slot = Some((mag, list)),
+            }
+        }
+    }
+}
+
+/// The smallest FEN among candidates.
+fn settle(list: &[Cand], canon: &Canon) -> String {
+    let mut best: Option<String> = None;
+    let mut consider = |fen: String| {
+        if best.as_ref().is_none_or(|b| fen < *b) {
+            best = Some(fen);
+        }
+    };
+    for c in list {
+        match c {
+            Cand::Fen(f) => consider(f.clone()),
+            Cand::Pending { pos, turn, only } => match only {
+                Some(x) => consider(canon.fen(x, *turn)),
+                None => {
+                    for x in canon.reps(pos) {
+                        consider(canon.fen(&x, *turn));
+                    }
+                }
+            },
+        }
+    }
+    best.unwrap_or_default()
+}
+
+/// Everything the counting pass needs besides the sweep.
+struct Counting<'a> {
+    plan: &'a ScanPlan,
+    canon: Canon,
+    user_flipped: bool,
+    group: u64,
+    fact: u64,
+    per_ordering: bool,
+}
+
+impl Counting<'_> {
+    /// Adds one position (table frame `pos`, `turn`) to `acc`.
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &self,
+        acc: &mut [Acc; 2],
+        pos: &Pos,
+        turn: Color,
+        flip_colours: bool,
+        wdl: u8,
+        mag: u32,
+        images: u64,
+    ) {
+        let (user_pos, user_turn) = if flip_colours {
+            (pos.color_flipped(), !turn)
+        } else {
+            (*pos, turn)
+        };
+        let side = &mut acc[usize::from(user_turn == Color::Black)];
+        let diag = if on_one_diagonal(pos) && !self.plan.material.has_pawns() {
+            2
+        } else {
+            1
+        };
+        let num = images * diag;
+        if !self.per_ordering {
+            side.add(wdl, mag, num * self.fact);
+            side.raw[usize::from(wdl)] += images * self.fact;
+            side.offer(
+                wdl,
+                mag,
+                || Cand::Pending {
+                    pos: user_pos,
+                    turn: user_turn,
+                    only: None,
+                },
+                &self.canon,
+            );
+            return;
+        }
+        for x in self.canon.reps(&user_pos) {
+            if let Some(shard) = self.plan.shard {
+                if self.canon.item(&x) % shard.n != shard.k - 1 {
+                    continue;
+                }
+            }
+            if let Some(keep) = &self.plan.filter {
+                match self.canon.position(&x, user_turn) {
+                    Some(p) if keep(&p) => {}
+                    _ => continue,
+                }
+            }
+            side.add(wdl, mag, num);
+            side.raw[usize::from(wdl)] += images;
+            side.offer(
+                wdl,
+                mag,
+                || Cand::Pending {
+                    pos: user_pos,
+                    turn: user_turn,
+                    only: Some(x),
+                },
+                &self.canon,
+            );
+        }
+    }
+}
+
+/// The counting pass.
+fn count(sweep: &Sweep, plan: &ScanPlan, progress: &Progress) -> Result<ScanStats> {
+    let material = plan.material;
+    let ctx = Counting {
+        plan,
+        canon: Canon::new(&material),
+        user_flipped: material.is_flipped_in_table(),
+        group: material.symmetries().len() as u64,
+        fact: like_factorial(&material.pieces()),
+        per_ordering: plan.shard.is_some() || plan.filter.is_some(),
+    };
+    const CHUNK: usize = 1 << 15;
+    let mut total = [Acc::default(), Acc::default()];
+    for b in &sweep.blocks {
+        let codec = &sweep.dtz.subs[b.sub].codec;
+        let parts: Vec<[Acc; 2]> = (0..b.len.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let mut acc = [Acc::default(), Acc::default()];
+                let first = c * CHUNK;
+                let last = (first + CHUNK).min(b.len);
+                let mut cursor = codec.cursor(first as u64);
+                for local in first..last {
+                    if local > first {
+                        cursor.advance();
+                    }
+                    let j = b.base + local;
+                    let codes = sweep.w[j];
+                    if codes[0] == ILLEGAL && (sweep.symmetric || codes[1] == ILLEGAL) {
+                        continue;
+                    }
+                    let pos = Pos::new(&codec.pieces, &cursor.squares);
+                    let images = u64::from(codec.images(&pos.sq[..pos.n]));
+                    for half in 0..2 {
+                        if half == 1 && sweep.symmetric {
+                            continue;
+                        }
+                        let code = codes[half];
+                        if code == ILLEGAL {
+                            continue;
+                        }
+                        let turn = if half == 0 { b.side } else { !b.side };
+                        let dtz = sweep.value(half, j);
+                        let mag = if code & MATED != 0 || dtz == DTZ_MATED {
+                            0
+                        } else {
+                            u32::from(dtz.unsigned_abs())
+                        };
+                        let wdl = code & 7;
+                        if sweep.symmetric {
+                            // White to move as stored; Black to move is its
+                            // colour-flipped image.
+                            ctx.record(&mut acc, &pos, turn, false, wdl, mag, images);
+                            ctx.record(&mut acc, &pos, turn, true, wdl, mag, images);
+                        } else {
+                            ctx.record(&mut acc, &pos, turn, ctx.user_flipped, wdl, mag, images);
+                        }
+                    }
+                }
+                progress.add((last - first) as u64);
+                acc
+            })
+            .collect();
+        for [w, bl] in parts {
+            total[0].merge(w, &ctx.canon);
+            total[1].merge(bl, &ctx.canon);
+        }
+    }
+    let mut stats = ScanStats::new(&material.to_string(), plan.raw);
+    for (color, acc) in [Color::White, Color::Black].into_iter().zip(total) {
+        *stats.side_mut(color) = side_stats(acc, &ctx)?;
+    }
+    stats.shard = plan.shard;
+    Ok(stats)
+}
+
+fn exact(n: u64, group: u64, what: &str) -> Result<u64> {
+    if !n.is_multiple_of(group) {
+        return Err(Error::Other(format!(
+            "sweep: {what} count {n}/{group} is not whole; orbit weights are wrong"
+        )));
+    }
+    Ok(n / group)
+}
+
+fn side_stats(acc: Acc, ctx: &Counting) -> Result<SideStats> {
+    let g = ctx.group;
+    let mut wdl = WdlCounts::default();
+    let mut raw = RawCounts::default();
+    let fields = [
+        (Wdl::Loss, 0usize),
+        (Wdl::BlessedLoss, 1),
+        (Wdl::Draw, 2),
+        (Wdl::CursedWin, 3),
+        (Wdl::Win, 4),
+    ];
+    for (w, k) in fields {
+        let n = exact(acc.wdl[k], g, w.as_str())?;
+        match w {
+            Wdl::Loss => wdl.loss = n,
+            Wdl::BlessedLoss => wdl.blessed_loss = n,
+            Wdl::Draw => wdl.draw = n,
+            Wdl::CursedWin => wdl.cursed_win = n,
+            Wdl::Win => wdl.win = n,
+        }
+        let r = acc.raw[k];
+        raw.positions += r;
+        match w {
+            Wdl::Loss => raw.wdl.loss = r,
+            Wdl::BlessedLoss => raw.wdl.blessed_loss = r,
+            Wdl::Draw => raw.wdl.draw = r,
+            Wdl::CursedWin => raw.wdl.cursed_win = r,
+            Wdl::Win => raw.wdl.win = r,
+        }
+    }
+    let hist = |v: &[u64]| -> Result<Histogram> {
+        let mut h = Histogram::default();
+        for (p, &n) in v.iter().enumerate() {
+            if n > 0 {
+                h.add(p as u32, exact(n, g, "histogram")?);
+            }
+        }
+        Ok(h)
+    };
+    let mut longest = Longest::default();
+    for (w, k) in fields {
+        if let Some((mag, list)) = &acc.longest[k] {
+            let fen = settle(list, &ctx.canon);
+            longest.offer(w, *mag, || fen);
+        }
+    }
+    Ok(SideStats {
+        positions: exact(acc.positions, g, "position")?,
+        wdl,
+        dtz: DtzHistograms {
+            win: hist(&acc.win)?,
+            loss: hist(&acc.loss)?,
+        },
+        longest,
+        raw: ctx.plan.raw.then_some(raw),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use shakmaty::{Color, Piece};
+
+    use super::*;
+
+    /// The real tables: `FIFTYMOVE_TEST_TABLES`, else `data/syzygy`.
+    fn tables_dir() -> PathBuf {
+        std::env::var_os("FIFTYMOVE_TEST_TABLES")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/syzygy"))
+    }
+
+    /// Our encoder, decoder, cursor and image counts against the sweep
+    /// decoder's own `placement`, `index_of_board` and `multiplicity`, on
+    /// every index of small tables (sampled on bigger ones), both files.
+    #[test]
+    fn codec_agrees_with_the_decoder() {
+        for name in [
+            "KQvK", "KNNvK", "KPvKP", "KQvKR", "KBPvK", "KPPvK", "KRvKR", "KNvKP",
+        ] {
+            for (kind, ext) in [(TableKind::Wdl, "rtbw"), (TableKind::Dtz, "rtbz")] {
+                let t =
+                    SweepTable::open(&tables_dir().join(format!("{name}.{ext}")), kind).unwrap();
+                let codec = codec::TableCodec::of(&t).unwrap();
+                for info in &codec.subs {
+                    let sub = &info.codec;
+                    let step = (sub.size / 20_000).max(1);
+                    let mut cursor = sub.cursor(0);
+                    for local in 0..sub.size {
+                        if local > 0 {
+                            cursor.advance();
+                        }
+                        if local % step != 0 {
+                            continue;
+                        }
+                        let idx = info.start + local;
+                        let p = t.placement(info.side, idx).unwrap();
+                        let mut sq = [0u8; codec::MAX];
+                        sub.decode(local, &mut sq);
+                        let theirs: Vec<u8> =
+                            p.pieces().iter().map(|(_, s)| u8::from(*s)).collect();
+                        assert_eq!(
+                            &sq[..theirs.len()],
+                            &theirs[..],
+                            "{name}.{ext} decode {idx}"
+                        );
+                        assert_eq!(cursor.squares, sq, "{name}.{ext} cursor {idx}");
+                        let pairs: Vec<(Piece, u8)> = p
+                            .pieces()
+                            .iter()
+                            .map(|(pc, s)| (*pc, u8::from(*s)))
+                            .collect();
+                        let mine = codec
+                            .locate(&pairs, info.side, false)
+                            .map(|l| (l.side, l.idx));
+                        assert_eq!(
+                            mine,
+                            t.index_of_board(&p.board(), info.side),
+                            "{name}.{ext} {idx}"
+                        );
+                        if !codec.symmetric {
+                            let flipped: Vec<(Piece, u8)> = pairs
+                                .iter()
+                                .map(|(pc, s)| {
+                                    (
+                                        Piece {
+                                            color: !pc.color,
+                                            role: pc.role,
+                                        },
+                                        s ^ 56,
+                                    )
+                                })
+                                .collect();
+                            let m2 = codec
+                                .locate(&flipped, !info.side, false)
+                                .map(|l| (l.side, l.idx));
+                            assert_eq!(m2, mine, "{name}.{ext} flipped {idx}");
+                        }
+                        let mult = t.multiplicity(info.side, idx).unwrap();
+                        let per_side = if codec.symmetric { mult / 2 } else { mult };
+                        assert_eq!(
+                            sub.images(&sq[..theirs.len()]),
+                            per_side,
+                            "{name}.{ext} images {idx} {sq:?}"
+                        );
+                    }
+                }
+            }
+        }
+        let _ = Color::White;
+    }
+
+    #[test]
+    fn natural_parity_as_the_probe_engine() {
+        use dtz::natural_parity;
+        let c = |s: &str| codec::parse_counts(s).unwrap();
+        // A bare king can only take the rook of KRvK... leaving a bare king.
+        assert!(natural_parity(&c("KQvKR"), Color::Black));
+        assert!(natural_parity(&c("KBNvK"), Color::Black));
+        assert!(!natural_parity(&c("KRNvK"), Color::Black));
+        assert!(!natural_parity(&c("KPvKP"), Color::Black));
+        assert!(natural_parity(&c("KNNvKP"), Color::White));
+        assert!(!natural_parity(&c("KNNvKP"), Color::Black));
+    }
+}

@@ -1,0 +1,168 @@
+//! From Syzygy's indices to design.md's counting convention.
+//!
+//! An index stands for `images` boards (placements with like pieces as a
+//! set; see [`super::codec::SubCodec::images`]). Our convention counts
+//! orbits of *ordered* placements (like pieces distinguished) under the
+//! board symmetries G: a placement x contributes |Stab(x)| / |G|. With two
+//! unique kings, Stab(x) is trivial except for pawnless placements with
+//! every piece on one main diagonal (|Stab| = 2). So an index contributes
+//! `images × k! × (1 + all on a main diagonal)` in units of 1/|G|, where k!
+//! is the product of the factorials of the like-piece counts; sums of whole
+//! orbits are multiples of |G|, and the division is exact (checked).
+//!
+//! The probe engine visits, for each orbit, its lexicographically smallest
+//! ordered placement (squares in [`Material::pieces`] order); that
+//! placement decides the `--shard` work item, the filter's argument and the
+//! FEN of a longest position. [`Canon`] computes it for every ordering of
+//! the like pieces of a board.
+
+use shakmaty::{Board, Chess, Color, Piece, Square};
+
+use super::{board::Pos, codec::MAX};
+use crate::{
+    enumerate::Enumerator,
+    material::{Material, Symmetry},
+    position::fen_of,
+};
+
+/// Whether every piece stands on the a1-h8 diagonal or every piece on the
+/// a8-h1 diagonal: such a placement is fixed by a diagonal reflection.
+#[inline]
+pub(crate) fn on_one_diagonal(pos: &Pos) -> bool {
+    let sq = &pos.sq[..pos.n];
+    sq.iter().all(|&s| s & 7 == s >> 3) || sq.iter().all(|&s| (s & 7) + (s >> 3) == 7)
+}
+
+/// The product of the factorials of the like-piece counts.
+pub(crate) fn like_factorial(pieces: &[Piece]) -> u64 {
+    let mut f = 1u64;
+    let mut seen: Vec<(Piece, u64)> = Vec::new();
+    for p in pieces {
+        match seen.iter_mut().find(|(q, _)| q == p) {
+            Some((_, n)) => {
+                *n += 1;
+                f *= *n;
+            }
+            None => seen.push((*p, 1)),
+        }
+    }
+    f
+}
+
+/// Canonical placements in the probe engine's sense, in the user's frame.
+pub(crate) struct Canon {
+    /// The pieces in [`Material::pieces`] order.
+    pieces: Vec<Piece>,
+    symmetries: &'static [Symmetry],
+    /// Work item number by (first square, second square).
+    item: Vec<u32>,
+    enumerator: Enumerator,
+}
+
+/// A canonical ordered placement: the square of each piece in
+/// [`Material::pieces`] order.
+pub(crate) type Squares = [u8; MAX];
+
+impl Canon {
+    /// For the user's material.
+    pub(crate) fn new(material: &Material) -> Canon {
+        let enumerator = Enumerator::new(material);
+        let mut item = vec![u32::MAX; 64 * 64];
+        for (i, w) in enumerator.work_items().iter().enumerate() {
+            item[usize::from(w.first) * 64 + usize::from(w.second)] = i as u32;
+        }
+        Canon {
+            pieces: material.pieces(),
+            symmetries: material.symmetries(),
+            item,
+            enumerator,
+        }
+    }
+
+    /// The canonical placement of every ordering of the like pieces of a
+    /// board (given in the user's frame, any slot order).
+    pub(crate) fn reps(&self, pos: &Pos) -> Vec<Squares> {
+        let n = self.pieces.len();
+        // Squares of each user slot, like pieces in ascending order.
+        let mut base = [0u8; MAX];
+        let mut used = [false; MAX];
+        for (slot, piece) in self.pieces.iter().enumerate() {
+            let mut best: Option<usize> = None;
+            for k in 0..pos.n {
+                if !used[k] && pos.pc[k] == *piece && best.is_none_or(|b| pos.sq[k] < pos.sq[b]) {
+                    best = Some(k);
+                }
+            }
+            let k = best.expect("material matches");
+            used[k] = true;
+            base[slot] = pos.sq[k];
+        }
+        // Every ordering within groups of like pieces.
+        let mut orderings = vec![base];
+        let mut start = 0;
+        while start < n {
+            let mut end = start + 1;
+            while end < n && self.pieces[end] == self.pieces[start] {
+                end += 1;
+            }
+            if end - start > 1 {
+                let mut next = Vec::new();
+                for o in &orderings {
+                    permute(&mut o.clone(), start, end, start, &mut next);
+                }
+                orderings = next;
+            }
+            start = end;
+        }
+        orderings
+            .into_iter()
+            .map(|x| {
+                let mut best = x;
+                for g in self.symmetries {
+                    let mut y = [0u8; MAX];
+                    for k in 0..n {
+                        y[k] = u8::from(g.apply(Square::new(u32::from(x[k]))));
+                    }
+                    if y[..n] < best[..n] {
+                        best = y;
+                    }
+                }
+                best
+            })
+            .collect()
+    }
+
+    /// The work item of a canonical placement.
+    pub(crate) fn item(&self, x: &Squares) -> u32 {
+        self.item[usize::from(x[0]) * 64 + usize::from(x[1])]
+    }
+
+    /// The position of a canonical placement.
+    pub(crate) fn position(&self, x: &Squares, turn: Color) -> Option<Chess> {
+        let mut board = Board::empty();
+        for (piece, sq) in self.pieces.iter().zip(x) {
+            board.set_piece_at(Square::new(u32::from(*sq)), *piece);
+        }
+        self.enumerator.position(&board, turn)
+    }
+
+    /// The FEN the probe engine reports for a canonical placement.
+    pub(crate) fn fen(&self, x: &Squares, turn: Color) -> String {
+        self.position(x, turn)
+            .map(|p| fen_of(&p))
+            .unwrap_or_default()
+    }
+}
+
+#[allow(clippy::only_used_in_recursion)] // `start` marks the group for the reader
+fn permute(x: &mut Squares, start: usize, end: usize, k: usize, out: &mut Vec<Squares>) {
+    if k == end {
+        out.push(*x);
+        return;
+    }
+    for i in k..end {
+        x.swap(k, i);
+        permute(x, start, end, k + 1, out);
+        x.swap(k, i);
+    }
+}

@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod checksums;
+pub mod claims;
 pub mod enumerate;
 pub mod error;
 pub mod line;
@@ -26,9 +27,12 @@ pub mod output;
 pub mod position;
 pub mod probe;
 pub mod probe_scan;
+pub mod records;
 pub mod reference;
+pub mod report;
 pub mod scan;
-pub mod sweep;
 pub mod tables;
 
 pub use error::{Error, Result};
+pub mod sweep;
+pub mod sweep_scan;

@@ -30,6 +30,12 @@ pub struct RawArgs {
     #[arg(long, short, global = true)]
     pub quiet: bool,
 
+    /// Skip the md5 check of the table files a command needs (their sizes
+    /// are still checked). The check hashes each file once and remembers
+    /// the verdict in ~/.cache/fiftymove (or $FIFTYMOVE_CACHE_DIR).
+    #[arg(long, global = true)]
+    pub no_verify: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -50,6 +56,8 @@ pub enum LineFormat {
 pub enum Engine {
     /// One shakmaty-syzygy probe per position (the oracle).
     Probe,
+    /// Sequential decoding of whole tables, exact DTZ in memory (fast).
+    Sweep,
 }
 
 /// The subcommands.
@@ -85,7 +93,7 @@ pub enum Command {
         #[arg(long)]
         raw: bool,
         /// The engine.
-        #[arg(long, value_enum, default_value = "probe")]
+        #[arg(long, value_enum, default_value = "sweep")]
         engine: Engine,
     },
     /// Sum shard results into one, identical to an unsharded scan.
@@ -105,5 +113,69 @@ pub enum Command {
         /// md5-check every file present (or, with materials, their closure).
         #[arg(long)]
         verify: bool,
+    },
+    /// Check the historical claims about the fifty-move rule (data/claims.toml)
+    /// against the tables present: a verdict for each, with evidence.
+    ///
+    /// Verdicts: confirmed, refuted, partly (with counts), or unverifiable
+    /// (naming the missing table files and their sizes, or the metric that
+    /// Syzygy lacks). Every number is computed from the tables.
+    ///
+    /// Exit status: 0 whenever the verdicts were produced, "unverifiable"
+    /// ones included (verdicts are data, not errors); 2 for an unknown claim
+    /// id or a bad catalog; 3 when a table directory cannot be read, a table
+    /// present is damaged, or --require-tables is given and a selected
+    /// claim's tables are missing; 1 otherwise.
+    Claims {
+        /// Claim ids (default: every claim in the catalog).
+        ids: Vec<String>,
+        /// List the claims (id, year, who, statement) without checking them.
+        #[arg(long)]
+        list: bool,
+        /// Use this catalog instead of the shipped one (same schema as
+        /// data/claims.toml).
+        #[arg(long, value_name = "FILE")]
+        catalog: Option<PathBuf>,
+        /// Saved whole-table scans (`scan --out FILE`) to use instead of
+        /// scanning those materials again (repeatable).
+        #[arg(long = "from", value_name = "FILE")]
+        from: Vec<PathBuf>,
+        /// Fail with exit status 3 if a selected claim's tables are missing,
+        /// instead of reporting it as unverifiable.
+        #[arg(long)]
+        require_tables: bool,
+    },
+    /// The record positions (the 517-move conversion, the 549-move mate, the
+    /// longest 6-piece win): what is claimed, what the tables present
+    /// confirm, and the longest win of each table present.
+    ///
+    /// Without the 6- and 7-piece tables the records are unverifiable and the
+    /// files needed are named. Exit status as for `claims`.
+    Records {
+        /// Tables whose longest wins to show (default: every table present
+        /// whose dependencies are present, up to --max-pieces).
+        materials: Vec<String>,
+        /// Saved whole-table scans (`scan --out FILE`) to take the longest
+        /// wins from instead of scanning (repeatable).
+        #[arg(long = "from", value_name = "FILE")]
+        from: Vec<PathBuf>,
+        /// Only tables with at most N pieces when listing every table present.
+        #[arg(long, value_name = "N")]
+        max_pieces: Option<usize>,
+    },
+    /// Write report.md and a self-contained report.html (inline SVG charts,
+    /// board diagrams, claim verdicts) for endgames, scanned now or read
+    /// from saved scans.
+    Report {
+        /// Directory to write into (created if needed).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Endgames to scan, e.g. KRBvKR KNNvKP.
+        #[arg(required_unless_present = "from", conflicts_with = "from")]
+        materials: Vec<String>,
+        /// Saved scans (`scan --out FILE`, shards are merged) instead of
+        /// scanning (repeatable).
+        #[arg(long = "from", value_name = "FILE")]
+        from: Vec<PathBuf>,
     },
 }

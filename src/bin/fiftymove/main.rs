@@ -2,7 +2,9 @@
 //! codes. All chess and table logic lives in the library.
 
 mod args;
+mod claims_cmd;
 mod render;
+mod render_claims;
 
 use std::{
     io::{self, IsTerminal, Write},
@@ -12,7 +14,7 @@ use std::{
 
 use clap::Parser;
 use fiftymove::{
-    error::{EXIT_BAD_INPUT, EXIT_OK},
+    error::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER},
     line::{best_line, to_pgn},
     material::Material,
     merge::merge_shards,
@@ -62,11 +64,18 @@ struct Global {
     table_dirs: Vec<PathBuf>,
     json: bool,
     quiet: bool,
+    /// md5-check the files a command needs (`--no-verify` turns it off).
+    verify: bool,
 }
 
 impl Global {
     fn inventory(&self) -> Result<Inventory, Error> {
-        Inventory::scan(&self.table_dirs)
+        let inv = Inventory::scan(&self.table_dirs)?;
+        Ok(if self.verify {
+            inv.with_md5_check(tables::default_cache_file())
+        } else {
+            inv
+        })
     }
 }
 
@@ -84,27 +93,77 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::from(EXIT_OK as u8);
             }
-            // One line, as for every other error.
+            // One line, as for every other error: clap's message up to its
+            // usage block, its lines joined (the missing argument of
+            // "the following required arguments were not provided:" is on
+            // the next line).
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("error: {first} (see fiftymove --help)");
+            let message = text
+                .lines()
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let message = message.strip_prefix("error: ").unwrap_or(&message);
+            let message = if message.is_empty() {
+                "invalid arguments"
+            } else {
+                message
+            };
+            eprintln!("error: {message} (see fiftymove --help)");
             return ExitCode::from(EXIT_BAD_INPUT as u8);
         }
     };
-    match run(raw) {
-        Ok(()) | Err(Stop::ClosedPipe) => ExitCode::from(EXIT_OK as u8),
-        Err(Stop::Failed(e)) => {
+    install_panic_hooks();
+    // stdout is flushed here, not when it is dropped (which ignores errors):
+    // a full disk must not pass for success.
+    let result = std::panic::catch_unwind(|| {
+        run(raw).and_then(|()| io::stdout().flush().map_err(Stop::from))
+    });
+    match result {
+        Ok(Ok(())) | Ok(Err(Stop::ClosedPipe)) => ExitCode::from(EXIT_OK as u8),
+        Ok(Err(Stop::Failed(e))) => {
             eprintln!("error: {e}");
             ExitCode::from(e.exit_code() as u8)
         }
+        // The hook has printed the one `error:` line.
+        Err(_) => ExitCode::from(EXIT_OTHER as u8),
     }
 }
+
+/// Panics print one `error:` line instead of Rust's report: a panic while
+/// reading a table (a damaged file) is silent here, because the library
+/// turns it into an exit-code-3 error; any other panic is a bug in
+/// fiftymove, reported as such (exit code 1). `RUST_BACKTRACE=1` adds the
+/// backtrace on the following lines.
+fn install_panic_hooks() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = fiftymove::error::panic_message(info.payload());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("error: internal error: {message}{at} (a bug in fiftymove; please report it)");
+        if std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0") {
+            eprintln!("{}", std::backtrace::Backtrace::force_capture());
+        }
+    }));
+    fiftymove::error::quiet_table_panics();
+}
+
+/// The most worker threads `--threads` accepts.
+const MAX_THREADS: usize = 1024;
 
 fn run(raw: RawArgs) -> RunResult {
     if let Some(n) = raw.threads {
         if n == 0 {
             return Err(Error::Usage("--threads must be at least 1".into()).into());
+        }
+        // Each thread reserves a stack: a typo like 100000 would spend
+        // minutes starting threads before failing.
+        if n > MAX_THREADS {
+            return Err(Error::Usage(format!("--threads {n}: at most {MAX_THREADS}")).into());
         }
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
@@ -115,6 +174,7 @@ fn run(raw: RawArgs) -> RunResult {
         table_dirs: tables::resolve_dirs(&raw.tables, std::env::var("SYZYGY_PATH").ok().as_deref()),
         json: raw.json,
         quiet: raw.quiet,
+        verify: !raw.no_verify,
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
@@ -150,6 +210,33 @@ fn run(raw: RawArgs) -> RunResult {
             files,
             out: out_file,
         } => cmd_merge(&global, &files, out_file, &mut out),
+        Command::Claims {
+            ids,
+            list,
+            catalog,
+            from,
+            require_tables,
+        } => claims_cmd::cmd_claims(
+            &global,
+            &claims_cmd::ClaimsArgs {
+                ids,
+                list,
+                catalog,
+                from,
+                require_tables,
+            },
+            &mut out,
+        ),
+        Command::Records {
+            materials,
+            from,
+            max_pieces,
+        } => claims_cmd::cmd_records(&global, &materials, &from, max_pieces, &mut out),
+        Command::Report {
+            out: dir,
+            materials,
+            from,
+        } => claims_cmd::cmd_report(&global, &dir, &materials, &from, &mut out),
     }
 }
 
@@ -185,8 +272,28 @@ impl ScanCommand {
                 "--shard needs --out FILE, so that the parts can be merged".into(),
             ));
         }
+        if let Some(path) = &out {
+            check_out_file(path)?;
+        }
         Ok(ScanCommand { plans, out, engine })
     }
+}
+
+/// Checks an `--out FILE` before any long work: not a directory, and in a
+/// directory that exists. (Whether it can be written shows when it is.)
+fn check_out_file(path: &std::path::Path) -> Result<(), Error> {
+    let bad = |why: String| Error::Usage(format!("--out {}: {why}", path.display()));
+    if path.is_dir() {
+        return Err(bad("is a directory; give a file name".into()));
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(bad(format!("{} is not a directory", dir.display())));
+    }
+    Ok(())
 }
 
 /// Parses `K/N` with 1 <= K <= N.
@@ -242,6 +349,16 @@ fn cmd_scan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResu
                 bar.finish_and_clear();
                 stats
             }
+            Engine::Sweep => {
+                let bar = progress_bar(
+                    global,
+                    fiftymove::sweep_scan::PROGRESS_UNITS,
+                    &format!("scan {}", plan.material),
+                );
+                let stats = fiftymove::sweep_scan::scan_with_sweep(&inv, plan, &|n| bar.inc(n))?;
+                bar.finish_and_clear();
+                stats
+            }
         };
         results.push(stats);
     }
@@ -279,6 +396,9 @@ fn cmd_merge(
     out_file: Option<PathBuf>,
     out: &mut impl Write,
 ) -> RunResult {
+    if let Some(path) = &out_file {
+        check_out_file(path)?;
+    }
     let mut parts = Vec::new();
     for path in files {
         let text = std::fs::read_to_string(path).map_err(|e| Error::Input {
@@ -341,11 +461,12 @@ fn cmd_tables(
     verify: bool,
     out: &mut impl Write,
 ) -> RunResult {
-    let inv = global.inventory()?;
+    // Bad input (exit 2) is reported before missing tables (exit 3).
     let parsed = materials
         .iter()
         .map(|m| m.parse::<Material>())
         .collect::<Result<Vec<_>, _>>()?;
+    let inv = global.inventory()?;
     // The files to report on: the closures asked for, or everything present.
     let files: Vec<String> = if parsed.is_empty() {
         inv.files().keys().cloned().collect()

@@ -11,7 +11,8 @@ use serde::Serialize;
 
 /// Writes one JSON document on one line (JSON Lines).
 pub fn json_line<T: Serialize>(out: &mut impl Write, value: &T) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, value).map_err(io::Error::other)?;
+    // (From keeps the kind of an I/O error: a closed pipe stays BrokenPipe.)
+    serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
 

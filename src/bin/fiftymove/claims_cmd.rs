@@ -1,0 +1,317 @@
+//! The commands of the claim catalog: `claims`, `records` and `report`.
+//!
+//! Whole-table statistics reach them through [`EngineStats`], the binary's
+//! implementation of the library's `StatsSource` seam. It is the one place
+//! where the scan engine is chosen: today the probe engine; the sweep engine
+//! plugs in here.
+
+use std::{
+    cell::RefCell,
+    io::Write,
+    path::{Path, PathBuf},
+};
+
+use fiftymove::{
+    claims::{self, parse_catalog, Claim, StatsSource, Verifier},
+    material::Material,
+    merge::merge_shards,
+    probe::Prober,
+    probe_scan::{scan_with_prober, ScanPlan},
+    records::{self, longest_wins, RecordsReport},
+    report::{write_report, ReportInput},
+    scan::ScanStats,
+    tables::{complete_tables, Inventory},
+    Error,
+};
+
+use super::{progress_bar, render, render_claims, Global, RunResult};
+
+/// The scan engine behind `claims`, `records` and `report`, with a
+/// progress bar per scan.
+pub struct EngineStats<'a> {
+    prober: &'a Prober,
+    global: &'a Global,
+    /// What the current scan is for (a claim id), shown on the bar.
+    purpose: RefCell<String>,
+}
+
+impl<'a> EngineStats<'a> {
+    pub fn new(prober: &'a Prober, global: &'a Global) -> EngineStats<'a> {
+        EngineStats {
+            prober,
+            global,
+            purpose: RefCell::new(String::new()),
+        }
+    }
+
+    fn set_purpose(&self, what: &str) {
+        *self.purpose.borrow_mut() = what.to_owned();
+    }
+}
+
+impl StatsSource for EngineStats<'_> {
+    fn stats(&self, plan: &ScanPlan) -> fiftymove::Result<ScanStats> {
+        // Plug the sweep engine in here (it takes the same ScanPlan, filter
+        // included, and returns the same ScanStats).
+        let mut what = format!("scan {}", plan.material);
+        if plan.filter.is_some() {
+            what.push_str(" (filtered)");
+        }
+        let purpose = self.purpose.borrow();
+        if !purpose.is_empty() {
+            what.push_str(&format!(" for {purpose}"));
+        }
+        let bar = progress_bar(self.global, plan.work_items().len() as u64, &what);
+        let stats = scan_with_prober(self.prober, plan, &|n| bar.inc(n));
+        bar.finish_and_clear();
+        stats
+    }
+}
+
+/// The options of `claims`.
+pub struct ClaimsArgs {
+    pub ids: Vec<String>,
+    pub list: bool,
+    pub catalog: Option<PathBuf>,
+    pub from: Vec<PathBuf>,
+    pub require_tables: bool,
+}
+
+fn read_text(path: &Path) -> Result<String, Error> {
+    std::fs::read_to_string(path).map_err(|e| Error::Input {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    })
+}
+
+/// Reads saved scans (JSON Lines, as `scan --out` writes), merging shards.
+fn read_scans(files: &[PathBuf]) -> Result<Vec<ScanStats>, Error> {
+    let mut parts = Vec::new();
+    for path in files {
+        let text = read_text(path)?;
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let stats: ScanStats = serde_json::from_str(line).map_err(|e| Error::Input {
+                path: path.clone(),
+                detail: format!("line {}: not a scan result ({e})", i + 1),
+            })?;
+            parts.push(stats);
+        }
+    }
+    if parts.iter().any(|p| p.shard.is_some()) {
+        return merge_shards(parts);
+    }
+    Ok(parts)
+}
+
+fn load_catalog(path: Option<&Path>) -> Result<Vec<Claim>, Error> {
+    match path {
+        Some(p) => parse_catalog(&read_text(p)?, &p.display().to_string()),
+        None => claims::catalog(),
+    }
+}
+
+pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> RunResult {
+    let catalog = load_catalog(args.catalog.as_deref())?;
+    let selected = claims::select(&catalog, &args.ids)?;
+    if args.list {
+        if global.json {
+            render::json_line(out, &selected)?;
+        } else {
+            render_claims::list_text(out, &selected)?;
+        }
+        return Ok(());
+    }
+    let inv = global.inventory()?;
+    let prober = Prober::new(inv.open()?);
+    let engine = EngineStats::new(&prober, global);
+    let mut verifier = Verifier::new(&inv, &prober, &engine);
+    for stats in read_scans(&args.from)? {
+        verifier.preload(stats)?;
+    }
+    // Everything that can fail on the tables fails here, before long work.
+    verifier.preflight(&selected)?;
+    if args.require_tables {
+        for c in &selected {
+            let missing = verifier.missing_for(c)?;
+            if !missing.is_empty() {
+                return Err(Error::MissingTables {
+                    needed_for: format!("claim {}", c.id),
+                    files: missing,
+                }
+                .into());
+            }
+        }
+    }
+    let mut results = Vec::new();
+    for c in &selected {
+        engine.set_purpose(&c.id);
+        results.push(verifier.verify(c)?);
+    }
+    if global.json {
+        render::json_line(out, &results)?;
+    } else {
+        render_claims::claims_text(out, &results)?;
+    }
+    Ok(())
+}
+
+/// The materials to take longest wins from.
+fn record_materials(
+    inv: &Inventory,
+    materials: &[String],
+    saved: &[ScanStats],
+    max_pieces: Option<usize>,
+) -> Result<(Vec<Material>, Vec<String>), Error> {
+    if !materials.is_empty() {
+        let parsed = materials
+            .iter()
+            .map(|m| m.parse::<Material>())
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok((parsed, Vec::new()));
+    }
+    if !saved.is_empty() {
+        let parsed = saved
+            .iter()
+            .map(|s| s.material.parse::<Material>())
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok((parsed, Vec::new()));
+    }
+    let mut chosen = Vec::new();
+    let mut skipped = Vec::new();
+    for name in complete_tables(inv) {
+        let m: Material = name.parse()?;
+        if !inv.missing_for(&m).is_empty() {
+            continue;
+        }
+        if max_pieces.is_some_and(|n| m.piece_count() > n) {
+            skipped.push(name);
+        } else {
+            chosen.push(m);
+        }
+    }
+    chosen.sort_by_key(|m| (m.piece_count(), m.to_string()));
+    Ok((chosen, skipped))
+}
+
+pub fn cmd_records(
+    global: &Global,
+    materials: &[String],
+    from: &[PathBuf],
+    max_pieces: Option<usize>,
+    out: &mut impl Write,
+) -> RunResult {
+    let recs = records::records()?;
+    let inv = global.inventory()?;
+    let prober = Prober::new(inv.open()?);
+    let engine = EngineStats::new(&prober, global);
+    let mut verifier = Verifier::new(&inv, &prober, &engine);
+    let saved = read_scans(from)?;
+    for s in &saved {
+        verifier.preload(s.clone())?;
+    }
+    let (chosen, skipped) = record_materials(&inv, materials, &saved, max_pieces)?;
+    let rec_refs: Vec<&Claim> = recs.iter().collect();
+    verifier.preflight(&rec_refs)?;
+    // Tables to scan must be complete before the long work starts.
+    for m in &chosen {
+        if !saved.iter().any(|s| s.material == m.to_string()) {
+            inv.require(m, &m.to_string())?;
+        }
+    }
+    let mut report = RecordsReport {
+        records: Vec::new(),
+        longest: Vec::new(),
+        skipped,
+    };
+    for c in &recs {
+        engine.set_purpose(&c.id);
+        report.records.push(verifier.verify(c)?);
+    }
+    for m in &chosen {
+        engine.set_purpose("records");
+        let with_lines = inv.missing_for(m).is_empty();
+        report
+            .longest
+            .extend(longest_wins(&mut verifier, m, with_lines)?);
+    }
+    if global.json {
+        render::json_line(out, &report)?;
+    } else {
+        render_claims::records_text(out, &report)?;
+    }
+    Ok(())
+}
+
+pub fn cmd_report(
+    global: &Global,
+    dir: &Path,
+    materials: &[String],
+    from: &[PathBuf],
+    out: &mut impl Write,
+) -> RunResult {
+    let inv = global.inventory()?;
+    let saved = read_scans(from)?;
+    let parsed: Vec<Material> = if saved.is_empty() {
+        materials
+            .iter()
+            .map(|m| m.parse::<Material>())
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        saved
+            .iter()
+            .map(|s| s.material.parse::<Material>())
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    if saved.is_empty() {
+        // Scanning needs every table of every material, checked up front.
+        for m in &parsed {
+            inv.require(m, &m.to_string())?;
+        }
+    }
+    let prober = Prober::new(inv.open()?);
+    let engine = EngineStats::new(&prober, global);
+    let mut verifier = Verifier::new(&inv, &prober, &engine);
+    for s in &saved {
+        verifier.preload(s.clone())?;
+    }
+    let catalog = claims::catalog()?;
+    let names: Vec<String> = parsed.iter().map(Material::table_name).collect();
+    let relevant: Vec<&Claim> = catalog
+        .iter()
+        .filter(|c| c.material.as_ref().is_some_and(|m| names.contains(m)))
+        .collect();
+    verifier.preflight(&relevant)?;
+    let mut input = ReportInput {
+        generated_by: std::iter::once("fiftymove".to_owned())
+            .chain(std::env::args().skip(1))
+            .collect::<Vec<_>>()
+            .join(" "),
+        ..ReportInput::default()
+    };
+    for m in &parsed {
+        engine.set_purpose("report");
+        input.stats.push(verifier.stats(m)?.clone());
+        let with_lines = inv.missing_for(m).is_empty();
+        input
+            .longest
+            .extend(longest_wins(&mut verifier, m, with_lines)?);
+    }
+    for c in relevant {
+        engine.set_purpose(&c.id);
+        input.claims.push(verifier.verify(c)?);
+    }
+    let written = write_report(dir, &input)?;
+    if global.json {
+        let paths: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        render::json_line(out, &serde_json::json!({ "written": paths }))?;
+    } else {
+        for p in written {
+            writeln!(out, "wrote {}", p.display())?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,226 @@
+//! Text rendering of `claims`, `records` and `claims --list`.
+
+use std::io::{self, Write};
+
+use fiftymove::{
+    claims::{human_bytes, Claim, ClaimResult, LineSummary, SideEvidence, Verdict, Witness},
+    records::RecordsReport,
+};
+
+fn bounds<T: PartialEq + std::fmt::Display>(b: &[T; 2]) -> String {
+    if b[0] == b[1] {
+        b[0].to_string()
+    } else {
+        format!("{} to {}", b[0], b[1])
+    }
+}
+
+fn who_year(who: &str, year: Option<u32>) -> String {
+    match year {
+        Some(y) => format!("{who}, {y}"),
+        None => who.to_owned(),
+    }
+}
+
+fn line_text(l: &LineSummary) -> String {
+    let phases: Vec<String> = l
+        .phases
+        .iter()
+        .map(|p| format!("{} ({})", p.plies, p.material))
+        .collect();
+    format!(
+        "phases {}; 50-move claim at ply {}; mate at ply {}; {} without the rule, {} with it",
+        phases.join(", "),
+        l.fifty_move_claim_ply
+            .map_or("none".into(), |p| p.to_string()),
+        l.plies,
+        l.result_without_rule,
+        l.result_with_rule
+    )
+}
+
+fn side_text(s: &SideEvidence) -> String {
+    let mut t = format!(
+        "{} to move ({}): {} positions, {} wins, {} cursed, {} draws, {} for the other side",
+        s.to_move, s.role, s.positions, s.wins, s.cursed_wins, s.draws, s.other_side_wins
+    );
+    if let (Some(d), Some(p), Some(m)) = (s.longest_dtz, &s.longest_phase_plies, &s.longest_moves) {
+        t.push_str(&format!(
+            "; longest DTZ {d}, phase {} plies = {} moves",
+            bounds(p),
+            bounds(m)
+        ));
+    }
+    if let (Some(o), Some(l)) = (&s.over_limit, s.limit_plies) {
+        t.push_str(&format!("; {} over {l} plies", bounds(o)));
+    }
+    t
+}
+
+fn witness_text(w: &Witness) -> String {
+    let mut t = format!(
+        "{} ({} to move, {}, DTZ {})",
+        w.fen,
+        w.side_to_move,
+        w.wdl.as_str(),
+        w.dtz
+    );
+    if let Some(l) = &w.line {
+        t.push_str(&format!("\n              {}", line_text(l)));
+    }
+    t
+}
+
+/// `claims` for people.
+pub fn claims_text(out: &mut impl Write, results: &[ClaimResult]) -> io::Result<()> {
+    let mut tally = [0usize; 4];
+    for r in results {
+        tally[match r.verdict {
+            Verdict::Confirmed => 0,
+            Verdict::Refuted => 1,
+            Verdict::Partly => 2,
+            Verdict::Unverifiable => 3,
+        }] += 1;
+        claim_text(out, r)?;
+        writeln!(out)?;
+    }
+    writeln!(
+        out,
+        "{} claim(s): {} confirmed, {} refuted, {} partly, {} unverifiable",
+        results.len(),
+        tally[0],
+        tally[1],
+        tally[2],
+        tally[3]
+    )
+}
+
+/// One claim's verdict and evidence.
+pub fn claim_text(out: &mut impl Write, r: &ClaimResult) -> io::Result<()> {
+    let e = &r.evidence;
+    writeln!(out, "{}  {}", r.id, r.verdict.as_str().to_uppercase())?;
+    writeln!(
+        out,
+        "  Who:        {}{}",
+        who_year(&r.who, r.year),
+        r.material
+            .as_ref()
+            .map(|m| format!(" -- {m}, {}", r.metric.as_str()))
+            .unwrap_or_else(|| format!(" -- {}", r.metric.as_str()))
+    )?;
+    writeln!(out, "  Claim:      {}", r.statement)?;
+    writeln!(out, "  Verdict:    {}", e.summary)?;
+    if let Some(s) = &e.scope {
+        let winner = e
+            .winner
+            .as_ref()
+            .map(|w| format!("; winner {w}"))
+            .unwrap_or_default();
+        writeln!(out, "  Scope:      {s}{winner}")?;
+    }
+    for s in &e.sides {
+        writeln!(out, "  Counts:     {}", side_text(s))?;
+    }
+    if let Some(w) = &e.longest {
+        writeln!(out, "  Longest:    {}", witness_text(w))?;
+    }
+    if let Some(w) = &e.exception {
+        writeln!(out, "  Exception:  {}", witness_text(w))?;
+    }
+    if !r.missing_tables.is_empty() {
+        let shown: Vec<String> = r
+            .missing_tables
+            .iter()
+            .take(12)
+            .map(|f| {
+                let b = e.missing_table_bytes.get(f).copied().unwrap_or(0);
+                format!("{f} ({})", human_bytes(b))
+            })
+            .collect();
+        let more = r.missing_tables.len().saturating_sub(shown.len());
+        writeln!(
+            out,
+            "  Missing:    {}{} -- {} in all",
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            },
+            human_bytes(e.missing_total_bytes.unwrap_or(0))
+        )?;
+    }
+    for n in &e.notes {
+        writeln!(out, "  Note:       {n}")?;
+    }
+    writeln!(out, "  Source:     {}", r.source)
+}
+
+/// `claims --list` for people.
+pub fn list_text(out: &mut impl Write, claims: &[&Claim]) -> io::Result<()> {
+    for c in claims {
+        writeln!(
+            out,
+            "{:<36} {:<5} {:<9} {}",
+            c.id,
+            c.year.map(|y| y.to_string()).unwrap_or_else(|| "-".into()),
+            c.material.as_deref().unwrap_or("-"),
+            c.statement
+        )?;
+    }
+    Ok(())
+}
+
+/// `records` for people.
+pub fn records_text(out: &mut impl Write, r: &RecordsReport) -> io::Result<()> {
+    writeln!(
+        out,
+        "Records: what is claimed, and what the tables present confirm"
+    )?;
+    writeln!(out)?;
+    for c in &r.records {
+        claim_text(out, c)?;
+        writeln!(out)?;
+    }
+    writeln!(out, "Longest win of each table examined")?;
+    writeln!(
+        out,
+        "{:<10} {:<6} {:<11} {:>5} {:>6} {:>6}  fen",
+        "table", "move", "class", "dtz", "phase", "moves"
+    )?;
+    for w in &r.longest {
+        writeln!(
+            out,
+            "{:<10} {:<6} {:<11} {:>5} {:>6} {:>6}  {}",
+            w.material,
+            w.to_move,
+            w.wdl.as_str(),
+            w.dtz,
+            w.phase_plies.map_or("-".into(), |p| p.to_string()),
+            w.moves.map_or("-".into(), |p| p.to_string()),
+            w.fen
+        )?;
+    }
+    if let Some(best) = r
+        .longest
+        .iter()
+        .max_by_key(|w| (w.moves.unwrap_or(w.dtz.div_ceil(2)), w.dtz))
+    {
+        writeln!(
+            out,
+            "Longest of all: {} with {} to move, {} moves ({})",
+            best.material,
+            best.to_move,
+            best.moves.unwrap_or(best.dtz.div_ceil(2)),
+            best.fen
+        )?;
+    }
+    if !r.skipped.is_empty() {
+        writeln!(
+            out,
+            "Not examined (over --max-pieces): {}",
+            r.skipped.join(" ")
+        )?;
+    }
+    Ok(())
+}

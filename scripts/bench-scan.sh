@@ -69,8 +69,8 @@ printf '%-8s %12s %18s %10s %14s\n' material "sweep s" "probe s" "probe/sweep" "
 for m in $materials; do
     common=(--tables "$tables" "${threads[@]}" --json -q scan)
     t_sweep=$(timed "$tmp/$m.sweep.json" "$bin" "${common[@]}" --engine sweep "$m")
-    "$bin" "${common[@]}" --engine sweep --shard "$shard" "$m" > "$tmp/$m.sweep.shard.json"
-    t_probe_shard=$(timed "$tmp/$m.probe.shard.json" "$bin" "${common[@]}" --engine probe --shard "$shard" "$m")
+    "$bin" "${common[@]}" --engine sweep --shard "$shard" --out "$tmp/$m.sweep.shard.json" "$m"
+    t_probe_shard=$(timed /dev/null "$bin" "${common[@]}" --engine probe --shard "$shard" --out "$tmp/$m.probe.shard.json" "$m")
     if ! cmp -s "$tmp/$m.sweep.shard.json" "$tmp/$m.probe.shard.json"; then
         echo "$m: shard $shard differs between the engines" >&2
         status=1

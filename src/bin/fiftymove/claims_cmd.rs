@@ -2,8 +2,7 @@
 //!
 //! Whole-table statistics reach them through [`EngineStats`], the binary's
 //! implementation of the library's `StatsSource` seam. It is the one place
-//! where the scan engine is chosen: today the probe engine; the sweep engine
-//! plugs in here.
+//! where the scan engine is chosen: the sweep engine, as for `scan`.
 
 use std::{
     cell::RefCell,
@@ -16,7 +15,7 @@ use fiftymove::{
     material::Material,
     merge::merge_shards,
     probe::Prober,
-    probe_scan::{scan_with_prober, ScanPlan},
+    probe_scan::ScanPlan,
     records::{self, longest_wins, RecordsReport},
     report::{write_report, ReportInput},
     scan::ScanStats,
@@ -29,16 +28,16 @@ use super::{progress_bar, render, render_claims, Global, RunResult};
 /// The scan engine behind `claims`, `records` and `report`, with a
 /// progress bar per scan.
 pub struct EngineStats<'a> {
-    prober: &'a Prober,
+    inv: &'a Inventory,
     global: &'a Global,
     /// What the current scan is for (a claim id), shown on the bar.
     purpose: RefCell<String>,
 }
 
 impl<'a> EngineStats<'a> {
-    pub fn new(prober: &'a Prober, global: &'a Global) -> EngineStats<'a> {
+    pub fn new(inv: &'a Inventory, global: &'a Global) -> EngineStats<'a> {
         EngineStats {
-            prober,
+            inv,
             global,
             purpose: RefCell::new(String::new()),
         }
@@ -51,8 +50,6 @@ impl<'a> EngineStats<'a> {
 
 impl StatsSource for EngineStats<'_> {
     fn stats(&self, plan: &ScanPlan) -> fiftymove::Result<ScanStats> {
-        // Plug the sweep engine in here (it takes the same ScanPlan, filter
-        // included, and returns the same ScanStats).
         let mut what = format!("scan {}", plan.material);
         if plan.filter.is_some() {
             what.push_str(" (filtered)");
@@ -61,8 +58,8 @@ impl StatsSource for EngineStats<'_> {
         if !purpose.is_empty() {
             what.push_str(&format!(" for {purpose}"));
         }
-        let bar = progress_bar(self.global, plan.work_items().len() as u64, &what);
-        let stats = scan_with_prober(self.prober, plan, &|n| bar.inc(n));
+        let bar = progress_bar(self.global, fiftymove::sweep_scan::PROGRESS_UNITS, &what);
+        let stats = fiftymove::sweep_scan::scan_with_sweep(self.inv, plan, &|n| bar.inc(n));
         bar.finish_and_clear();
         stats
     }
@@ -127,7 +124,7 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
     }
     let inv = global.inventory()?;
     let prober = Prober::new(inv.open()?);
-    let engine = EngineStats::new(&prober, global);
+    let engine = EngineStats::new(&inv, global);
     let mut verifier = Verifier::new(&inv, &prober, &engine);
     for stats in read_scans(&args.from)? {
         verifier.preload(stats)?;
@@ -207,7 +204,7 @@ pub fn cmd_records(
     let recs = records::records()?;
     let inv = global.inventory()?;
     let prober = Prober::new(inv.open()?);
-    let engine = EngineStats::new(&prober, global);
+    let engine = EngineStats::new(&inv, global);
     let mut verifier = Verifier::new(&inv, &prober, &engine);
     let saved = read_scans(from)?;
     for s in &saved {
@@ -273,7 +270,7 @@ pub fn cmd_report(
         }
     }
     let prober = Prober::new(inv.open()?);
-    let engine = EngineStats::new(&prober, global);
+    let engine = EngineStats::new(&inv, global);
     let mut verifier = Verifier::new(&inv, &prober, &engine);
     for s in &saved {
         verifier.preload(s.clone())?;

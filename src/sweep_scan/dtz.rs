@@ -120,10 +120,6 @@ pub(crate) struct Sweep {
     /// Whether the material forces natural DTZ parity with a loser of
     /// each colour (file frame).
     natural: [bool; 2],
-    /// The user's frame: canonical placements, and whether the user's
-    /// White is the file's Black. Needed to replay shakmaty-syzygy's move
-    /// order where it decides a raw value (see [`Sweep::unstored_raw`]).
-    pub(crate) user: Option<(super::weights::Canon, bool)>,
 }
 
 fn cidx(c: Color) -> usize {
@@ -257,7 +253,6 @@ impl Sweep {
             vals: [Vec::new(), Vec::new()],
             flags: Vec::new(),
             natural,
-            user: None,
         })
     }
 
@@ -415,7 +410,11 @@ impl Sweep {
                     .codec
                     .encode(&mut squares[..pos.n])
                     .ok_or_else(|| Error::Other("legal position without a WDL index".into()))?;
-                raw[cidx(turn)][(info.start + idx) as usize]
+                if std::env::var_os("SWEEP_EXPERIMENT").is_some() {
+                    raw[cidx(turn)][(pos.sq[0] as usize) * 64 + pos.sq[1] as usize]
+                } else {
+                    raw[cidx(turn)][(info.start + idx) as usize]
+                }
             }
             None => {
                 let (pairs, n) = pos.pair_array();
@@ -604,7 +603,6 @@ impl Sweep {
             None
         };
         let mut failure = None;
-        let mut mixed_tie_at = None;
         pos.for_each_move(turn, Kind::Quiet, |m| {
             if failure.is_some() {
                 return;
@@ -632,87 +630,22 @@ impl Sweep {
             };
             best = Some(match best {
                 None => cand,
-                // The winner takes the shortest, the loser the longest.
+                // The winner takes the shortest, the loser the longest; on
+                // a tie the rounded value (it may be one ply longer).
                 Some(x) if (s > 0 && cand.0 < x.0) || (s < 0 && cand.0 > x.0) => cand,
-                Some(x) => {
-                    if cand.0 == x.0 && cand.1 != x.1 {
-                        mixed_tie_at = Some(x.0);
-                    }
-                    x
-                }
+                Some(x) if cand.0 == x.0 && cand.1 => cand,
+                Some(x) => x,
             });
         });
         if let Some(e) = failure {
             return Err(e);
         }
-        let (mag, mut rounded) = best.ok_or_else(|| {
+        let (mag, rounded) = best.ok_or_else(|| {
             Error::Other(
                 "a won position has no move that keeps the win; tables inconsistent".into(),
             )
         })?;
-        if s < 0 && mixed_tie_at == Some(mag) {
-            // shakmaty-syzygy keeps the first of equal values in its move
-            // order, and the probe engine settles a rounded one by search
-            // but trusts a precise one: replay that order.
-            rounded = self.first_best_is_rounded(&pos, turn, s, mag)?;
-        }
         Ok(((s * mag) as i16, rounded))
-    }
-
-    /// Whether the first quiet move, in shakmaty's order on the probe
-    /// engine's board (the canonical placement in the user's frame), that
-    /// reaches `mag` plies leads to a rounded value.
-    fn first_best_is_rounded(&self, pos: &Pos, turn: Color, s: i32, mag: i32) -> Result<bool> {
-        use shakmaty::Position;
-        let (canon, flipped) = self
-            .user
-            .as_ref()
-            .ok_or_else(|| Error::Other("sweep: user frame not set".into()))?;
-        let (upos, uturn) = if *flipped {
-            (pos.color_flipped(), !turn)
-        } else {
-            (*pos, turn)
-        };
-        let x = canon.reps(&upos)[0];
-        let chess = canon
-            .position(&x, uturn)
-            .ok_or_else(|| Error::Other("sweep: canonical placement is not legal".into()))?;
-        for m in chess.legal_moves() {
-            if m.is_zeroing() {
-                continue;
-            }
-            let mut after = chess.clone();
-            after.play_unchecked(m);
-            let mut pc = Vec::new();
-            let mut sq = Vec::new();
-            for (square, p) in after.board().iter() {
-                if *flipped {
-                    pc.push(shakmaty::Piece {
-                        color: !p.color,
-                        role: p.role,
-                    });
-                    sq.push(u8::from(square) ^ 56);
-                } else {
-                    pc.push(p);
-                    sq.push(u8::from(square));
-                }
-            }
-            let (j2, half2) = self.locate_main(&Pos::new(&pc, &sq), !turn)?;
-            let v = self.value(half2, j2);
-            if v == DTZ_MATED || i32::from(v).signum() != -s {
-                continue;
-            }
-            let r = self.flags[j2].load(Relaxed) & ROUNDED[half2] != 0;
-            let raw = if r {
-                Self::raw_of_rounded(half2, v, self.symmetric)
-            } else {
-                i32::from(v).abs()
-            };
-            if raw + 1 == mag {
-                return Ok(r);
-            }
-        }
-        Ok(false)
     }
 
     /// Pass 4: settles every rounded value.

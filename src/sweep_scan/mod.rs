@@ -13,16 +13,13 @@
 //! # Memory
 //!
 //! Everything lives in memory, in the index space of the DTZ file: per
-//! index 7 bytes (two WDL codes, two DTZ values, flags), plus the WDL file's
+//! index 6 bytes (two WDL codes, two DTZ values), plus the WDL file's
 //! decoded values (1 byte per index and side) while pass 1 runs and the
 //! closure's tables (1 byte per index and side for those the captures and
-//! promotions reach, plus a 1-byte memo). KRBvKR: 115 M indices, 0.74 GB
-//! peak resident; KNNvKP: 172 M indices, 1.7 GB with its promotion tables.
-//! A 6-piece table has up to about 7 G indices per side: some 47 GB plus
-//! 14 GB during pass 1, beyond a 24 GB machine; see the README.
-//!
-//! Set `FIFTYMOVE_SWEEP_DEBUG=1` to print the wall-clock and CPU time of
-//! each pass on stderr.
+//! promotions reach, plus a 1-byte memo). KRBvKR: 115 M indices, about
+//! 1.0 GB at peak; KNNvKP: 172 M indices, about 1.7 GB at peak with its
+//! promotion tables. A 6-piece table has up to about 7 G indices per side:
+//! 40+ GB, beyond a 24 GB machine; see the README.
 
 // The index arithmetic walks parallel arrays (squares, digits, codes) by
 // position, as the Syzygy format defines it; indexed loops say that best.
@@ -138,7 +135,6 @@ pub fn scan_with_sweep(
         .collect();
     let closure = wdl::Closure::open(inv, &others, &label)?;
     let mut sweep = Sweep::new(wdl_file, dtz_file, closure)?;
-    sweep.user = Some((Canon::new(&material), material.is_flipped_in_table()));
     let len = sweep.len() as u64;
     let progress = Progress {
         done: AtomicU64::new(0),
@@ -150,9 +146,8 @@ pub fn scan_with_sweep(
     let lap = |what: &str| {
         if debug {
             eprintln!(
-                "sweep {label}: {what} at {:.3}s wall, {:.2}s cpu",
-                clock.elapsed().as_secs_f64(),
-                cpu_seconds()
+                "sweep {label}: {what} at {:.3}s",
+                clock.elapsed().as_secs_f64()
             );
         }
     };
@@ -168,26 +163,6 @@ pub fn scan_with_sweep(
     lap("count");
     progress.finish();
     Ok(stats)
-}
-
-/// CPU time of this process so far (user + system), from `/proc/self/stat`
-/// (0 where that is not available); for `FIFTYMOVE_SWEEP_DEBUG` timings.
-fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0.0;
-    };
-    // Fields after the command name (which may contain spaces).
-    let rest = stat.rsplit(')').next().unwrap_or("");
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    // utime and stime are fields 14 and 15 of the file, 12 and 13 here
-    // (0-based after the name); the clock runs at 100 ticks per second.
-    (ticks(11) + ticks(12)) / 100.0
 }
 
 /// Counts in units of 1/|G| for one side to move.

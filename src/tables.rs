@@ -406,12 +406,20 @@ impl Md5Cache {
 fn check_md5(files: &[(String, &Path)], cache_file: Option<&Path>) -> Result<()> {
     use rayon::prelude::*;
 
+    /// One file to check.
+    struct Pending<'a> {
+        path: &'a Path,
+        canonical: PathBuf,
+        id: FileIdentity,
+        official: &'static str,
+        /// The md5 the cache holds for this version of the file.
+        known: Option<String>,
+    }
     let unreadable = |path: &Path, e: std::io::Error| Error::Table {
         what: path.display().to_string(),
         detail: format!("cannot be read: {}", io_detail(&e)),
     };
     let mut cache = cache_file.map(Md5Cache::load).unwrap_or_default();
-    // (path, canonical path, identity, official md5, cached md5)
     let mut todo = Vec::new();
     for (file, path) in files {
         let Some(official) = checksums::official(file) else {
@@ -425,26 +433,46 @@ fn check_md5(files: &[(String, &Path)], cache_file: Option<&Path>) -> Result<()>
             .get(&canonical)
             .filter(|(cached, _)| *cached == id)
             .map(|(_, md5)| md5.clone());
-        todo.push((*path, canonical, id, official.md5, known));
+        todo.push(Pending {
+            path,
+            canonical,
+            id,
+            official: official.md5,
+            known,
+        });
     }
-    // Hash what the cache does not know, in parallel.
-    let hashed: Vec<Result<String>> = todo
-        .par_iter()
-        .map(|(path, canonical, _, _, known)| match known {
-            Some(md5) => Ok(md5.clone()),
-            None => md5_file(canonical).map_err(|e| unreadable(path, e)),
+    // Hash what the cache does not know, in parallel but with at most four
+    // files open at once whatever the core count, so that a low open-file
+    // limit (ulimit -n) is not exhausted by the check itself.
+    let hash = |p: &Pending| match &p.known {
+        Some(md5) => Ok(md5.clone()),
+        None => md5_file(&p.canonical).map_err(|e| unreadable(p.path, e)),
+    };
+    let pool = todo
+        .iter()
+        .any(|p| p.known.is_none())
+        .then(|| {
+            let workers = rayon::current_num_threads().min(4);
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(workers)
+                .build()
+                .ok()
         })
-        .collect();
+        .flatten();
+    let hashed: Vec<Result<String>> = match pool {
+        Some(pool) => pool.install(|| todo.par_iter().map(hash).collect()),
+        None => todo.iter().map(hash).collect(),
+    };
     let mut damaged = Vec::new();
     let mut changed = false;
-    for ((path, canonical, id, official, known), md5) in todo.into_iter().zip(hashed) {
+    for (p, md5) in todo.into_iter().zip(hashed) {
         let md5 = md5?;
-        if known.is_none() {
-            cache.entries.insert(canonical, (id, md5.clone()));
+        if p.known.is_none() {
+            cache.entries.insert(p.canonical, (p.id, md5.clone()));
             changed = true;
         }
-        if md5 != official {
-            damaged.push((path, md5, official));
+        if md5 != p.official {
+            damaged.push((p.path, md5, p.official));
         }
     }
     if changed {

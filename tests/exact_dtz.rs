@@ -94,6 +94,14 @@ fn exact_dtz_agrees_with_plain_search_and_with_shakmaty_syzygy() {
         assert_eq!(exact, plain, "{fen}: exact DTZ vs plain search");
         if !pos.is_checkmate() {
             match prober.raw_dtz(&pos).unwrap() {
+                // shakmaty-syzygy may state a loss one ply short (see the
+                // test below); every other precise value must stand.
+                MaybeRounded::Precise(v) if v < -1 => {
+                    assert!(
+                        exact == v || exact == v - 1,
+                        "{fen}: exact {exact}, precise {v}"
+                    )
+                }
                 MaybeRounded::Precise(v) => assert_eq!(exact, v, "{fen}: precise value"),
                 MaybeRounded::Rounded(v) => {
                     rounded += 1;
@@ -116,4 +124,39 @@ fn exact_dtz_agrees_with_plain_search_and_with_shakmaty_syzygy() {
     assert!(rounded > 1_000, "{rounded} rounded values");
     assert!(bumped > 100, "{bumped} rounded values resolved upwards");
     assert!(cursed > 10, "{cursed} cursed or blessed positions");
+}
+
+/// White: Ka2, Pb3; Black: Kc2, Rd4; White to move, lost. shakmaty-syzygy
+/// answers a precise DTZ of -2 here: the DTZ file does not store this side,
+/// and its one-ply search keeps the first of two equal candidates, a precise
+/// 2 found before a rounded "2 or 3". By hand: after 1. Ka3 the king guards
+/// b3, and no Black move captures or moves a pawn, so Black cannot zero at
+/// once: White survives at least three plies, so -2 cannot be right. The
+/// search gives -3; the generator's KRvKP statistics, which the sweep engine
+/// reproduces, count such positions at 3 plies too.
+#[test]
+fn a_loss_that_shakmaty_syzygy_states_one_ply_short() {
+    let prober = common::prober();
+    let pos = fiftymove::position::parse_fen("8/8/8/8/3r4/1P6/K1k5/8 w - - 0 1").unwrap();
+    assert_eq!(prober.wdl(&pos).unwrap(), Wdl::Loss);
+    assert!(matches!(
+        prober.raw_dtz(&pos).unwrap(),
+        MaybeRounded::Precise(-2)
+    ));
+    // The hand argument's first step, checked move by move.
+    let ka3 = pos
+        .legal_moves()
+        .into_iter()
+        .find(|m| m.to() == Square::A3 && m.role() == shakmaty::Role::King)
+        .expect("Ka3 is legal");
+    let mut after = pos.clone();
+    after.play_unchecked(ka3);
+    assert!(
+        after.legal_moves().iter().all(|m| !m.is_zeroing()),
+        "Black cannot zero after Ka3"
+    );
+    assert_eq!(prober.wdl(&after).unwrap(), Wdl::Win);
+    // Hence at least -3, and the search settles it.
+    assert_eq!(prober.dtz(&pos).unwrap(), -3);
+    assert_eq!(plain_search(&prober, &pos, &mut DtzMemo::new()), -3);
 }

@@ -141,6 +141,11 @@ fn a_wrong_magic_is_refused() {
     let mut cmd = probe(&tables, KRVK);
     cmd.arg("--no-verify");
     expect_error(&mut cmd, TABLES, &["KRvK.rtbw", "magic"]);
+    // The sweep engine's own decoder refuses it the same way.
+    let mut cmd = tables.fiftymove();
+    cmd.args(["--no-verify", "scan", "KRvK"]);
+    let line = expect_error(&mut cmd, TABLES, &[&name, "magic"]);
+    assert!(!line.contains("table table"), "{line}");
 }
 
 #[test]

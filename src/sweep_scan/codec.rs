@@ -939,7 +939,7 @@ fn infer(table: &SweepTable, side: Color, info: &crate::sweep::SubTableInfo) -> 
     let samples: Vec<u64> = {
         let n = info.len;
         let mut v: Vec<u64> = (0..97u64)
-            .map(|i| (i * 0x9E37_79B9_7F4A_7C15u64) % n)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) % n)
             .collect();
         v.extend([0, 1, n - 1, n / 2, n / 3]);
         v

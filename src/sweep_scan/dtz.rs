@@ -22,7 +22,10 @@
 //!    tables are locally inconsistent (a "don't care" DTZ for a pawn move
 //!    that is illegal because the king is in check, for example).
 
-use std::sync::atomic::{AtomicI16, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicI16, AtomicU8,
+    Ordering::{Acquire, Relaxed, Release},
+};
 
 use rayon::prelude::*;
 use shakmaty::{Color, Role};
@@ -686,15 +689,22 @@ impl Sweep {
 
     /// The exact DTZ of a global index and side, settling it (and, first,
     /// the successors it depends on) if it is still rounded.
+    ///
+    /// Threads may settle the same value at once; they compute the same
+    /// result. The flag is read first (Acquire, paired with the Release that
+    /// clears it after the exact value is stored), so a cleared flag
+    /// guarantees the exact value. A set flag does not guarantee the raw
+    /// value, since another thread may have stored the exact one meanwhile,
+    /// so the raw magnitude is recovered from either by its parity.
     fn settle(&self, half: usize, j: usize) -> Result<i16> {
-        let v = self.value(half, j);
-        if self.flags[j].load(Relaxed) & PENDING[half] == 0 {
-            return Ok(v);
+        if self.flags[j].load(Acquire) & PENDING[half] == 0 {
+            return Ok(self.value(half, j));
         }
+        let v = self.value(half, j);
         let (b, local) = self.block_at(j);
         let turn = if half == 0 { b.side } else { !b.side };
         let s = i32::from(v).signum();
-        let n = i32::from(v).abs();
+        let n = Self::raw_of_rounded(half, v, self.symmetric);
         let loser = if s > 0 { !turn } else { turn };
         let mag = if self.natural[cidx(loser)] {
             // The phase ends with the winner's move: odd for the winner to
@@ -715,7 +725,7 @@ impl Sweep {
         };
         let exact = (s * mag) as i16;
         self.vals[half][j].store(exact, Relaxed);
-        self.flags[j].fetch_and(!PENDING[half], Relaxed);
+        self.flags[j].fetch_and(!PENDING[half], Release);
         Ok(exact)
     }
 

@@ -20,10 +20,10 @@ use shakmaty::{Color, Piece, Role};
 pub(crate) const MAX_PIECES: usize = 7;
 
 /// Number of placements of a leading group of three unique pieces.
-const THREE_UNIQUE_SIZE: u64 = 31_332;
+pub(crate) const THREE_UNIQUE_SIZE: u64 = 31_332;
 
 /// Number of placements of the two kings (when they form the leading group).
-const KINGS_SIZE: u64 = 462;
+pub(crate) const KINGS_SIZE: u64 = 462;
 
 const fn binomial(mut n: u64, k: u64) -> u64 {
     if k > n {
@@ -58,13 +58,13 @@ const BINOM: [[u64; MAX_PIECES + 1]; 65] = {
 };
 
 #[inline]
-fn binom(n: u64, k: usize) -> u64 {
+pub(crate) fn binom(n: u64, k: usize) -> u64 {
     BINOM[n as usize][k]
 }
 
 /// Maps squares into the a1-d1-d4 triangle.
 #[rustfmt::skip]
-const TRIANGLE: [u64; 64] = [
+pub(crate) const TRIANGLE: [u64; 64] = [
     6, 0, 1, 2, 2, 1, 0, 6,
     0, 7, 3, 4, 4, 3, 7, 0,
     1, 3, 8, 5, 5, 8, 3, 1,
@@ -80,7 +80,7 @@ const INV_TRIANGLE: [u8; 10] = [1, 2, 3, 10, 11, 19, 0, 9, 18, 27];
 
 /// Maps the b1-h1-h7 triangle (below the a1-h8 diagonal) to `0..=27`.
 #[rustfmt::skip]
-const LOWER: [u64; 64] = [
+pub(crate) const LOWER: [u64; 64] = [
     28,  0,  1,  2,  3,  4,  5,  6,
      0, 29,  7,  8,  9, 10, 11, 12,
      1,  7, 30, 13, 14, 15, 16, 17,
@@ -105,11 +105,11 @@ const INV_LOWER: [u8; 28] = {
 };
 
 /// Unused entry.
-const Z0: u64 = u64::MAX;
+pub(crate) const Z0: u64 = u64::MAX;
 
 /// Encoding of all 462 configurations of two not-connected kings.
 #[rustfmt::skip]
-const KK_IDX: [[u64; 64]; 10] = [[
+pub(crate) const KK_IDX: [[u64; 64]; 10] = [[
      Z0,  Z0,  Z0,   0,   1,   2,   3,   4,
      Z0,  Z0,  Z0,   5,   6,   7,   8,   9,
      10,  11,  12,  13,  14,  15,  16,  17,
@@ -202,7 +202,7 @@ const KK_IDX: [[u64; 64]; 10] = [[
 ]];
 
 /// Inverse of `KK_IDX`: index to (first king, second king).
-const INV_KK: [(u8, u8); KINGS_SIZE as usize] = {
+pub(crate) const INV_KK: [(u8, u8); KINGS_SIZE as usize] = {
     let mut inv = [(0, 0); KINGS_SIZE as usize];
     let mut t = 0;
     while t < 10 {
@@ -220,19 +220,19 @@ const INV_KK: [(u8, u8); KINGS_SIZE as usize] = {
 };
 
 /// Pawn related constants (see shakmaty-syzygy's `Consts`).
-struct PawnConsts {
+pub(crate) struct PawnConsts {
     /// Order of pawn squares: a2 = 47, h2 = 46, a3 = 45, ... (files a/h
     /// first, then b/g, ...).
-    map_pawns: [u64; 64],
+    pub(crate) map_pawns: [u64; 64],
     /// Inverse of `map_pawns`.
-    inv_map_pawns: [u8; 48],
+    pub(crate) inv_map_pawns: [u8; 48],
     /// Start index of a leading pawn square, by number of leading pawns.
-    lead_pawn_idx: [[u64; 64]; 6],
+    pub(crate) lead_pawn_idx: [[u64; 64]; 6],
     /// Number of leading pawn placements per file, by number of leading pawns.
-    lead_pawns_size: [[u64; 4]; 6],
+    pub(crate) lead_pawns_size: [[u64; 4]; 6],
 }
 
-const PAWNS: PawnConsts = {
+pub(crate) const PAWNS: PawnConsts = {
     let mut available_squares = 48;
     let mut map_pawns = [0; 64];
     let mut inv_map_pawns = [0; 48];
@@ -307,7 +307,7 @@ pub(crate) fn flip_diagonal(sq: u8) -> u8 {
 }
 
 #[inline]
-fn offdiag(sq: u8) -> bool {
+pub(crate) fn offdiag(sq: u8) -> bool {
     file_of(sq) != rank_of(sq)
 }
 
@@ -628,7 +628,7 @@ impl Encoding {
 
 /// Largest `r < upper` with `binom(r, k) <= n` (combinatorial number system).
 #[inline]
-fn largest_below(n: u64, k: usize, upper: u64) -> u64 {
+pub(crate) fn largest_below(n: u64, k: usize, upper: u64) -> u64 {
     if k == 1 {
         return n;
     }
@@ -640,7 +640,7 @@ fn largest_below(n: u64, k: usize, upper: u64) -> u64 {
 }
 
 /// Inverse of the three-unique-pieces part of `Encoding::encode`.
-fn decode_three_unique(v: u64) -> (u8, u8, u8) {
+pub(crate) fn decode_three_unique(v: u64) -> (u8, u8, u8) {
     /// Undo `x - adjust` where adjust counts the given (distinct) squares
     /// below `x`.
     fn skip(mut x: u8, a: u8, b: u8) -> u8 {

@@ -54,7 +54,7 @@
 //! computed by a one-ply search over the stored side.
 
 mod format;
-mod index;
+pub(crate) mod index;
 
 use std::{
     fmt, io,

@@ -36,7 +36,7 @@ use std::{
 };
 
 use serde::{Deserialize, Serialize};
-use shakmaty::{san::SanPlus, Chess, Color, Position, Role, Square};
+use shakmaty::{san::SanPlus, Bitboard, Chess, Color, Position, Role, Square};
 
 use crate::{
     checksums,
@@ -176,6 +176,10 @@ pub enum Filter {
     /// bishop on squares of that pawn's colour (dark for a3, light for h3);
     /// or the same with colours reversed. Must be `true`.
     KrpKbpA2A3(bool),
+    /// A side with two bishops has them on squares of opposite colours (a
+    /// bishop pair: same-coloured bishops cannot force mate, and the claims
+    /// about KBB endings are about the pair). Must be `true`.
+    BishopsOnOppositeColours(bool),
 }
 
 /// Relative rank (1-based, from the pawn's own side) of the Troitsky line
@@ -253,6 +257,12 @@ impl Filter {
                         })
                 })
             }
+            Filter::BishopsOnOppositeColours(on) => {
+                *on && Color::ALL.into_iter().all(|side| {
+                    let bishops = board.by_color(side) & board.bishops();
+                    bishops.count() != 2 || (bishops & Bitboard::DARK_SQUARES).count() == 1
+                })
+            }
         }
     }
 
@@ -265,6 +275,9 @@ impl Filter {
             }
             Filter::KrpKbpA2A3(_) => {
                 "positions with the rook side's pawn on a2/h2 blocked by the other pawn, the bishop on that pawn's colour".into()
+            }
+            Filter::BishopsOnOppositeColours(_) => {
+                "positions with the two bishops on squares of opposite colours".into()
             }
         }
     }
@@ -285,7 +298,9 @@ impl Filter {
             Filter::PawnOnRelativeRank(r) if !(2..=7).contains(r) => Err(format!(
                 "pawn_on_relative_rank = {r}: pawns stand on ranks 2 to 7"
             )),
-            Filter::KnightBlockadesPawnBehindTroitskyLine(false) | Filter::KrpKbpA2A3(false) => {
+            Filter::KnightBlockadesPawnBehindTroitskyLine(false)
+            | Filter::KrpKbpA2A3(false)
+            | Filter::BishopsOnOppositeColours(false) => {
                 Err("a filter flag must be `true` (leave the filter out otherwise)".into())
             }
             _ => Ok(()),
@@ -482,7 +497,12 @@ fn suggest_ids(claims: &[Claim], id: &str) -> Vec<String> {
     if hits.is_empty() {
         let mut scored: Vec<(usize, &str)> = claims
             .iter()
-            .map(|c| (edit_distance(&needle, &c.id), c.id.as_str()))
+            .map(|c| {
+                (
+                    crate::material::edit_distance(&needle, &c.id),
+                    c.id.as_str(),
+                )
+            })
             .filter(|(d, _)| *d <= 4.max(needle.len() / 3))
             .collect();
         scored.sort();
@@ -490,21 +510,6 @@ fn suggest_ids(claims: &[Claim], id: &str) -> Vec<String> {
     }
     hits.truncate(5);
     hits
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// Parses `fen` and plays the SAN moves `play`.
@@ -1745,6 +1750,17 @@ mod tests {
         assert!(!f.matches(&pos("k2B3r/p7/P7/8/8/8/8/7K w - - 0 1")));
     }
 
+    #[test]
+    fn bishop_pair_on_opposite_colours() {
+        let f = Filter::BishopsOnOppositeColours(true);
+        // c1 is dark, f1 light: a pair.
+        assert!(f.matches(&pos("4k3/8/8/8/8/8/8/2B1KB1n w - - 0 1")));
+        // c1 and e3 are both dark.
+        assert!(!f.matches(&pos("4k3/8/8/8/8/4B3/8/2B1K2n w - - 0 1")));
+        // A side with one bishop, or none, is not constrained.
+        assert!(f.matches(&pos("4k3/8/8/8/8/8/8/2B1K2n w - - 0 1")));
+    }
+
     fn board_fen(pieces: &[(&str, &str)]) -> String {
         let mut board = shakmaty::Board::empty();
         for (p, sq) in pieces {
@@ -1768,6 +1784,7 @@ mod tests {
             Filter::PawnOnRelativeRank(7),
             Filter::KnightBlockadesPawnBehindTroitskyLine(true),
             Filter::KrpKbpA2A3(true),
+            Filter::BishopsOnOppositeColours(true),
         ];
         let files = "abcdefgh";
         for (i, pawn_file) in files.chars().enumerate() {

@@ -327,8 +327,9 @@ fn suggest(input: &str) -> Option<String> {
         .map(|(_, name)| name.to_owned())
 }
 
-/// Levenshtein distance between two short ASCII strings.
-fn edit_distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance between two short ASCII strings (also used to
+/// suggest claim ids).
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.iter().enumerate() {

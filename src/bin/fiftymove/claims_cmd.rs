@@ -143,15 +143,23 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
             }
         }
     }
+    // Text is written claim by claim, as each is verified (a whole run
+    // takes minutes); JSON is one array, written at the end.
     let mut results = Vec::new();
     for c in &selected {
         engine.set_purpose(&c.id);
-        results.push(verifier.verify(c)?);
+        let result = verifier.verify(c)?;
+        if !global.json {
+            render_claims::claim_text(out, &result)?;
+            writeln!(out)?;
+            out.flush()?;
+        }
+        results.push(result);
     }
     if global.json {
         render::json_line(out, &results)?;
     } else {
-        render_claims::claims_text(out, &results)?;
+        render_claims::tally_text(out, &results)?;
     }
     Ok(())
 }

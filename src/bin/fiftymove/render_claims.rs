@@ -71,27 +71,17 @@ fn witness_text(w: &Witness) -> String {
     t
 }
 
-/// `claims` for people.
-pub fn claims_text(out: &mut impl Write, results: &[ClaimResult]) -> io::Result<()> {
-    let mut tally = [0usize; 4];
-    for r in results {
-        tally[match r.verdict {
-            Verdict::Confirmed => 0,
-            Verdict::Refuted => 1,
-            Verdict::Partly => 2,
-            Verdict::Unverifiable => 3,
-        }] += 1;
-        claim_text(out, r)?;
-        writeln!(out)?;
-    }
+/// The closing line: how many claims got each verdict.
+pub fn tally_text(out: &mut impl Write, results: &[ClaimResult]) -> io::Result<()> {
+    let count = |v: Verdict| results.iter().filter(|r| r.verdict == v).count();
     writeln!(
         out,
         "{} claim(s): {} confirmed, {} refuted, {} partly, {} unverifiable",
         results.len(),
-        tally[0],
-        tally[1],
-        tally[2],
-        tally[3]
+        count(Verdict::Confirmed),
+        count(Verdict::Refuted),
+        count(Verdict::Partly),
+        count(Verdict::Unverifiable)
     )
 }
 

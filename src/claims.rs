@@ -1106,7 +1106,15 @@ impl<'a> Verifier<'a> {
                 longest_dtz: v.hist().max(),
                 longest_phase_plies: r.phase,
                 longest_moves: r.phase.map(|[lo, hi]| [v.moves(lo), v.moves(hi)]),
-                over_limit: limit.map(|l| over_limit(v.hist(), l)),
+                // A DTZ above 100 may stand for d or d - 100 plies, so the
+                // histogram alone can leave the lower bound at 0; the
+                // longest position's line, when it shows a phase over the
+                // limit, is one position that certainly is over it.
+                over_limit: limit.map(|l| {
+                    let [lo, hi] = over_limit(v.hist(), l);
+                    let witnessed = r.phase.is_some_and(|[p, _]| p > l);
+                    [if witnessed { lo.max(1) } else { lo }, hi]
+                }),
                 limit_plies: limit,
             });
         }

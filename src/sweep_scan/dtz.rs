@@ -413,11 +413,7 @@ impl Sweep {
                     .codec
                     .encode(&mut squares[..pos.n])
                     .ok_or_else(|| Error::Other("legal position without a WDL index".into()))?;
-                if std::env::var_os("SWEEP_EXPERIMENT").is_some() {
-                    raw[cidx(turn)][(pos.sq[0] as usize) * 64 + pos.sq[1] as usize]
-                } else {
-                    raw[cidx(turn)][(info.start + idx) as usize]
-                }
+                raw[cidx(turn)][(info.start + idx) as usize]
             }
             None => {
                 let (pairs, n) = pos.pair_array();

@@ -575,6 +575,28 @@ pub struct LineSummary {
     pub result_with_rule: String,
 }
 
+impl LineSummary {
+    /// The phases, the 50-move claim point and the mate, in words: "phases
+    /// 117 (KRBvKR), 2 (KRBvK); 50-move claim at ply 100; mate at ply 119".
+    pub fn describe(&self) -> String {
+        let phases: Vec<String> = self
+            .phases
+            .iter()
+            .map(|p| format!("{} ({})", p.plies, p.material))
+            .collect();
+        let claim = self
+            .fifty_move_claim_ply
+            .map_or("no 50-move claim".to_owned(), |p| {
+                format!("50-move claim at ply {p}")
+            });
+        format!(
+            "phases {}; {claim}; mate at ply {}",
+            phases.join(", "),
+            self.plies
+        )
+    }
+}
+
 impl From<&Line> for LineSummary {
     fn from(l: &Line) -> LineSummary {
         LineSummary {

@@ -324,18 +324,7 @@ fn charts(s: &ScanStats) -> Result<Vec<(String, String, String)>> {
 }
 
 fn phases_text(l: &crate::claims::LineSummary) -> String {
-    let phases: Vec<String> = l
-        .phases
-        .iter()
-        .map(|p| format!("{} ({})", p.plies, p.material))
-        .collect();
-    format!(
-        "phases {}; 50-move claim at ply {}; mate at ply {}",
-        phases.join(", "),
-        l.fifty_move_claim_ply
-            .map_or("none".into(), |p| p.to_string()),
-        l.plies
-    )
+    l.describe()
 }
 
 fn verdict_class(v: Verdict) -> &'static str {

@@ -35,7 +35,7 @@ pub(crate) enum Lead {
 }
 
 /// The encoding of one sub-table.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SubCodec {
     /// Pieces in encoding order, colours in the file's frame.
     pub(crate) pieces: Vec<Piece>,

@@ -96,6 +96,10 @@ pub(crate) struct Block {
     /// and, per WDL slot, the DTZ slot of the same piece. `None` for
     /// symmetric material (looked up the general way).
     wdl_perm: [Option<(usize, [u8; MAX])>; 2],
+    /// Whether the WDL sub-table of that side encodes exactly as this DTZ
+    /// sub-table (same pieces, same order): then a placement's WDL index
+    /// is its DTZ index, and pass 1 need not encode it again.
+    same_index: [bool; 2],
 }
 
 /// The scanned table in memory.
@@ -199,6 +203,7 @@ impl Sweep {
         for (k, info) in dtz.subs.iter().enumerate() {
             let len = info.codec.size as usize;
             let mut wdl_perm = [None, None];
+            let mut same_index = [false, false];
             if !symmetric {
                 for (half, turn) in [info.side, !info.side].into_iter().enumerate() {
                     let ws = wdl.sub_of(info.file, turn).ok_or_else(|| {
@@ -225,6 +230,11 @@ impl Sweep {
                         used[d] = true;
                         perm[slot] = d as u8;
                     }
+                    let identity = perm[..dp.len()]
+                        .iter()
+                        .enumerate()
+                        .all(|(slot, &d)| usize::from(d) == slot);
+                    same_index[half] = identity && wdl.subs[ws].codec == info.codec;
                     wdl_perm[half] = Some((ws, perm));
                 }
             }
@@ -235,6 +245,7 @@ impl Sweep {
                 base,
                 len,
                 wdl_perm,
+                same_index,
             });
             base += len;
         }
@@ -378,7 +389,7 @@ impl Sweep {
                                 continue;
                             }
                             let turn = if half == 0 { b.side } else { !b.side };
-                            o[half] = self.wdl_code(&raw, b, half, &pos, turn)?;
+                            o[half] = self.wdl_code(&raw, b, half, first + k, &pos, turn)?;
                         }
                     }
                     progress.add(out.len() as u64);
@@ -396,6 +407,7 @@ impl Sweep {
         raw: &[Vec<u8>],
         b: &Block,
         half: usize,
+        local: usize,
         pos: &Pos,
         turn: Color,
     ) -> Result<u8> {
@@ -403,6 +415,9 @@ impl Sweep {
             return Ok(ILLEGAL);
         }
         let stored = match &b.wdl_perm[half] {
+            Some((ws, _)) if b.same_index[half] => {
+                raw[cidx(turn)][(self.wdl.subs[*ws].start + local as u64) as usize]
+            }
             Some((ws, perm)) => {
                 let info = &self.wdl.subs[*ws];
                 let mut squares = [0u8; MAX];

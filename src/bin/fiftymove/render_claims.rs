@@ -23,17 +23,9 @@ fn who_year(who: &str, year: Option<u32>) -> String {
 }
 
 fn line_text(l: &LineSummary) -> String {
-    let phases: Vec<String> = l
-        .phases
-        .iter()
-        .map(|p| format!("{} ({})", p.plies, p.material))
-        .collect();
     format!(
-        "phases {}; 50-move claim at ply {}; mate at ply {}; {} without the rule, {} with it",
-        phases.join(", "),
-        l.fifty_move_claim_ply
-            .map_or("none".into(), |p| p.to_string()),
-        l.plies,
+        "{}; {} without the rule, {} with it",
+        l.describe(),
         l.result_without_rule,
         l.result_with_rule
     )

@@ -96,11 +96,11 @@ fn byte_identical_to_the_probe_engine() {
 }
 
 /// All 35 3- and 4-piece tables, both engines, byte for byte. The probe
-/// engine needs about 15 minutes of two cores for them (KPvKR alone takes
-/// over 3), so this runs on demand:
+/// engine needs over an hour of two cores for them (KRBvK alone took 8
+/// minutes under load), so this runs on demand:
 /// `cargo test --release --test sweep_engine -- --ignored every_3_4`.
 #[test]
-#[ignore = "about 15 minutes; the CI subset above covers each kind of material"]
+#[ignore = "over an hour; the CI subset above covers each kind of material"]
 fn every_3_4_piece_table_identical_to_the_probe_engine() {
     let all = genstats::parse(&reference("generator-stats-3-4-piece.txt")).unwrap();
     assert_eq!(all.len(), 35);

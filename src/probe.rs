@@ -264,12 +264,21 @@ impl Prober {
         )
     }
 
-    /// The raw value, through the memo.
+    /// The raw value, through the memo, as an interval the exact search can
+    /// trust: a loss that shakmaty-syzygy calls precise is taken as rounded.
+    /// For the side a DTZ file does not store, shakmaty-syzygy searches one
+    /// ply and keeps the first of two equal candidates; when a precise `k`
+    /// comes before a rounded `k` ("k or k+1"), it answers a precise `k`
+    /// although the loser may reach `k + 1` (seen on KPvKR). A true loss of
+    /// `k` plies is also `k` or `k + 1`, so nothing is lost but a search.
     fn raw_memo(&self, pos: &Chess, k: Key, memo: &mut DtzMemo) -> Result<MaybeRounded<i32>> {
         if let Some(v) = memo.raw.get(&k) {
             return Ok(*v);
         }
-        let v = self.raw_dtz(pos)?;
+        let v = match self.raw_dtz(pos)? {
+            MaybeRounded::Precise(v) if v < -1 => MaybeRounded::Rounded(v),
+            other => other,
+        };
         memo.raw.insert(k, v);
         Ok(v)
     }
@@ -283,22 +292,6 @@ impl Prober {
             return Ok(*v);
         }
         let v = match self.raw_memo(pos, k, memo)? {
-            MaybeRounded::Precise(v) if v < -1 => {
-                // A loss that shakmaty-syzygy calls precise may be one ply
-                // short. For the side a DTZ file does not store, it
-                // searches one ply and keeps the first of two equal
-                // candidates; when a precise `k` comes before a rounded `k`
-                // ("k or k+1"), it answers a precise `k` although the loser
-                // may reach `k + 1` (seen on KPvKR). The loser reaches
-                // `k + 1` iff some move scores it, and no move scores more,
-                // which is the bound `first_move_scoring` needs.
-                let k1 = -v + 1;
-                if self.some_move_scores(pos, -1, k1, memo)? {
-                    -k1
-                } else {
-                    v
-                }
-            }
             MaybeRounded::Precise(v) => v,
             MaybeRounded::Rounded(v) => {
                 let n = v.abs();
@@ -387,34 +380,29 @@ impl Prober {
             if r.signum() != -sign {
                 continue;
             }
-            // The successor's true magnitude lies in `a..=a + 1` when the
-            // raw value is rounded, or is a loss that shakmaty-syzygy may
-            // state one ply short (see `dtz_memo`); otherwise it is `a`.
-            let a = r.abs();
-            let uncertain = match raw {
-                MaybeRounded::Precise(v) => v < -1,
-                MaybeRounded::Rounded(_) => true,
-            };
-            let exact = if uncertain {
-                // The caller's bound clips that interval: a winner's true
-                // DTZ is at least the target, so no successor is below
-                // `need`; a loser's is at most the target, so none is above
-                // `need`. Only the interval that straddles `need` on the
-                // open side needs a search.
-                let (certain, open) = if sign > 0 {
-                    (a + 1 == need, a == need)
-                } else {
-                    (a == need, a + 1 == need)
-                };
-                if certain {
-                    return Ok(Some(m));
+            let exact = match raw {
+                MaybeRounded::Precise(v) => v.abs(),
+                MaybeRounded::Rounded(v) => {
+                    // The successor is `a` or `a + 1`. The caller's bound
+                    // clips that interval: a winner's true DTZ is at least
+                    // the target, so no successor is below `need`; a loser's
+                    // is at most the target, so none is above `need`. Only
+                    // the interval that straddles `need` on the open side
+                    // needs a search.
+                    let a = v.abs();
+                    let (certain, open) = if sign > 0 {
+                        (a + 1 == need, a == need)
+                    } else {
+                        (a == need, a + 1 == need)
+                    };
+                    if certain {
+                        return Ok(Some(m));
+                    }
+                    if !open {
+                        continue;
+                    }
+                    self.dtz_memo(&after, memo)?.abs()
                 }
-                if !open {
-                    continue;
-                }
-                self.dtz_memo(&after, memo)?.abs()
-            } else {
-                a
             };
             if exact == need {
                 return Ok(Some(m));

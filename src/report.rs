@@ -323,10 +323,6 @@ fn charts(s: &ScanStats) -> Result<Vec<(String, String, String)>> {
     Ok(out)
 }
 
-fn phases_text(l: &crate::claims::LineSummary) -> String {
-    l.describe()
-}
-
 fn verdict_class(v: Verdict) -> &'static str {
     v.as_str()
 }
@@ -349,7 +345,7 @@ fn evidence_text(c: &ClaimResult) -> String {
     if let Some(w) = &c.evidence.longest {
         let _ = write!(s, ". Longest: {} (DTZ {})", w.fen, w.dtz);
         if let Some(l) = &w.line {
-            let _ = write!(s, "; {}", phases_text(l));
+            let _ = write!(s, "; {}", l.describe());
         }
     }
     if let Some(w) = &c.evidence.exception {
@@ -426,7 +422,7 @@ The cursed share is (cursed wins + blessed losses) / (all wins and losses) of th
                     w.winner,
                     w.to_move,
                     w.moves.unwrap_or(0),
-                    phases_text(l)
+                    l.describe()
                 );
             }
         }
@@ -586,7 +582,7 @@ pub fn html(input: &ReportInput) -> Result<String> {
                         esc(&w.to_move),
                         esc(&w.fen),
                         w.moves.unwrap_or(0),
-                        esc(&phases_text(l))
+                        esc(&l.describe())
                     );
                 }
             }

@@ -7,10 +7,11 @@
 //! like this crate) as ported in [`crate::sweep`], whose constant tables and
 //! square helpers this module shares. Its encoder is a second one,
 //! specialised for speed: squares are given directly in a sub-table's piece
-//! order, so a move costs one re-encode and no piece matching. The group order of each
-//! sub-table is not exposed by [`SweepTable`] either; it is inferred by
-//! matching candidate encodings against [`SweepTable::placement`] on spread
-//! indices (tests check every index of the small tables).
+//! order, so a move costs one re-encode and no piece matching. The group
+//! order of each sub-table is not exposed by [`SweepTable`] either; it is
+//! inferred by matching candidate encodings against
+//! [`SweepTable::placement`] on spread indices (tests check every index of
+//! the small tables).
 
 use shakmaty::{Color, Piece, Role};
 

@@ -245,82 +245,168 @@ impl SubCodec {
         for (g, d) in digits.iter_mut().enumerate().take(self.lens.len()) {
             *d = (idx / self.factors[g]) % self.radix[g];
         }
-        self.fill(&digits, 0, squares);
+        self.fill(&digits, self.lens.len(), squares);
     }
 
-    /// A cursor at `idx`, for decoding consecutive indices cheaply.
-    pub(crate) fn cursor(&self, idx: u64) -> Cursor<'_> {
+    /// Splits the placements into work units for [`SubCodec::walk`]: the
+    /// leading groups up to the returned split are fixed within a unit, so
+    /// a unit holds at most 2^16 placements where the groups allow it.
+    /// Returns the split and the number of units.
+    pub(crate) fn units(&self) -> (usize, u64) {
         let n = self.lens.len();
-        let mut digits = [0u64; MAX];
-        for (g, d) in digits.iter_mut().enumerate().take(n) {
-            *d = (idx / self.factors[g]) % self.radix[g];
+        let mut split = 1;
+        while split < n && self.radix[split..].iter().product::<u64>() > 1 << 16 {
+            split += 1;
         }
-        let mut by_factor = [0usize; MAX];
-        for (k, b) in by_factor.iter_mut().enumerate().take(n) {
-            *b = k;
-        }
-        by_factor[..n].sort_unstable_by_key(|&g| self.factors[g]);
-        let mut squares = [0u8; MAX];
-        self.fill(&digits, 0, &mut squares);
-        Cursor {
-            codec: self,
-            digits,
-            by_factor,
-            squares,
-        }
+        (split, self.radix[..split].iter().product())
     }
 
-    /// Recomputes the squares of groups `from..` from their digits (the
-    /// squares of earlier groups are in place).
-    #[inline]
-    fn fill(&self, digits: &[u64; MAX], from: usize, squares: &mut [u8; MAX]) {
-        if from == 0 {
-            let v = digits[0];
-            match self.lead {
-                Lead::Pawns => {
-                    let lc = self.lens[0];
-                    let file = self.file;
-                    let mut sq0 = file;
-                    for rank in 1..7u8 {
-                        let sq = file + 8 * rank;
-                        if PAWNS.lead_pawn_idx[lc][usize::from(sq)] <= v {
-                            sq0 = sq;
-                        } else {
-                            break;
-                        }
-                    }
-                    squares[0] = sq0;
-                    let mut rem = v - PAWNS.lead_pawn_idx[lc][usize::from(sq0)];
-                    let mut upper = map_pawn(sq0);
-                    for i in (1..lc).rev() {
-                        let m = largest_below(rem, i, upper);
-                        rem -= binom(m, i);
-                        squares[i] = PAWNS.inv_map_pawns[m as usize];
-                        upper = m;
-                    }
-                }
-                Lead::ThreeUnique => {
-                    let (s0, s1, s2) = decode_three_unique(v);
-                    squares[0] = s0;
-                    squares[1] = s1;
-                    squares[2] = s2;
-                }
-                Lead::Kings => {
-                    let (s0, s1) = INV_KK[v as usize];
-                    squares[0] = s0;
-                    squares[1] = s1;
-                }
+    /// Calls `f(local index, squares)` for every placement of one work unit
+    /// (see [`SubCodec::units`]), squares as [`SubCodec::decode`] gives
+    /// them. The last group varies fastest: its squares are picked from a
+    /// list of the squares the earlier groups leave free, so a step costs a
+    /// look-up, not a decode (index order would change a middle group
+    /// fastest and re-derive every later group on each step).
+    ///
+    /// # Errors
+    ///
+    /// The first error `f` returns, which ends the walk.
+    pub(crate) fn walk<E>(
+        &self,
+        split: usize,
+        unit: u64,
+        mut f: impl FnMut(u64, &[u8; MAX]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut digits = [0u64; MAX];
+        let mut rest = unit;
+        for g in (0..split).rev() {
+            digits[g] = rest % self.radix[g];
+            rest /= self.radix[g];
+        }
+        let mut squares = [0u8; MAX];
+        self.fill(&digits, split, &mut squares);
+        let base = (0..split).map(|g| digits[g] * self.factors[g]).sum();
+        let placed: usize = self.lens[..split].iter().sum();
+        let occ = squares[..placed].iter().fold(0u64, |o, &s| o | 1 << s);
+        self.walk_group(split, placed, occ, base, &mut squares, &mut f)
+    }
+
+    /// Enumerates group `g` (its squares start at `placed`) and, within
+    /// each choice, the later groups.
+    fn walk_group<E>(
+        &self,
+        g: usize,
+        placed: usize,
+        occ: u64,
+        idx: u64,
+        squares: &mut [u8; MAX],
+        f: &mut impl FnMut(u64, &[u8; MAX]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if g == self.lens.len() {
+            return f(idx, squares);
+        }
+        let len = self.lens[g];
+        // The digit's squares, by rank r, are the free squares from the
+        // group's offset on (as `fill` maps them).
+        let offset: u8 = if self.pp && g == 1 { 8 } else { 0 };
+        let free_count = if self.pp && g == 1 {
+            48 - self.lens[0]
+        } else {
+            64 - placed
+        };
+        let mut free = [0u8; 64];
+        let mut m = 0;
+        for sq in offset..64 {
+            if occ & (1 << sq) == 0 && m < free_count {
+                free[m] = sq;
+                m += 1;
             }
         }
-        let first = from.max(1);
-        let mut group_sq: usize = self.lens[..first].iter().sum();
+        // The group's ranks r[0] < r[1] < ..., in colexicographic order,
+        // which is the order of the digit sum(binom(r[i], i + 1)).
+        let mut r = [0usize; MAX];
+        for (i, ri) in r.iter_mut().enumerate().take(len) {
+            *ri = i;
+        }
+        let last = g + 1 == self.lens.len();
+        let mut digit = 0u64;
+        loop {
+            let mut bits = 0u64;
+            for i in 0..len {
+                let sq = free[r[i]];
+                squares[placed + i] = sq;
+                bits |= 1 << sq;
+            }
+            let at = idx + digit * self.factors[g];
+            if last {
+                f(at, squares)?;
+            } else {
+                self.walk_group(g + 1, placed + len, occ | bits, at, squares, f)?;
+            }
+            digit += 1;
+            // Colex successor: raise the lowest rank that can rise, reset
+            // the ones below it.
+            let mut i = 0;
+            while i < len && r[i] + 1 == if i + 1 < len { r[i + 1] } else { m } {
+                i += 1;
+            }
+            if i == len {
+                return Ok(());
+            }
+            r[i] += 1;
+            for (k, rk) in r.iter_mut().enumerate().take(i) {
+                *rk = k;
+            }
+        }
+    }
+
+    /// Computes the squares of groups `..to` from their digits.
+    #[inline]
+    fn fill(&self, digits: &[u64; MAX], to: usize, squares: &mut [u8; MAX]) {
+        let v = digits[0];
+        match self.lead {
+            Lead::Pawns => {
+                let lc = self.lens[0];
+                let file = self.file;
+                let mut sq0 = file;
+                for rank in 1..7u8 {
+                    let sq = file + 8 * rank;
+                    if PAWNS.lead_pawn_idx[lc][usize::from(sq)] <= v {
+                        sq0 = sq;
+                    } else {
+                        break;
+                    }
+                }
+                squares[0] = sq0;
+                let mut rem = v - PAWNS.lead_pawn_idx[lc][usize::from(sq0)];
+                let mut upper = map_pawn(sq0);
+                for i in (1..lc).rev() {
+                    let m = largest_below(rem, i, upper);
+                    rem -= binom(m, i);
+                    squares[i] = PAWNS.inv_map_pawns[m as usize];
+                    upper = m;
+                }
+            }
+            Lead::ThreeUnique => {
+                let (s0, s1, s2) = decode_three_unique(v);
+                squares[0] = s0;
+                squares[1] = s1;
+                squares[2] = s2;
+            }
+            Lead::Kings => {
+                let (s0, s1) = INV_KK[v as usize];
+                squares[0] = s0;
+                squares[1] = s1;
+            }
+        }
+        let mut group_sq = self.lens[0];
         // The squares placed so far, sorted (insertion sort on a
         // fixed-size array: no memcpy, no allocation).
         let mut sorted = [u8::MAX; MAX];
         for k in 0..group_sq {
             insert(&mut sorted, k, squares[k]);
         }
-        for g in first..self.lens.len() {
+        for g in 1..to {
             let len = self.lens[g];
             let offset: u8 = if self.pp && g == 1 { 8 } else { 0 };
             let free = if self.pp && g == 1 {
@@ -386,34 +472,6 @@ fn insert(sorted: &mut [u8; MAX], k: usize, v: u8) {
         i -= 1;
     }
     sorted[i] = v;
-}
-
-/// Decodes consecutive indices of one sub-table: each step updates the
-/// mixed-radix digits and recomputes only the groups that change.
-pub(crate) struct Cursor<'a> {
-    codec: &'a SubCodec,
-    digits: [u64; MAX],
-    by_factor: [usize; MAX],
-    /// The squares of the current index, in encoding order.
-    pub(crate) squares: [u8; MAX],
-}
-
-impl Cursor<'_> {
-    /// Moves to the next index (which must exist).
-    #[inline]
-    pub(crate) fn advance(&mut self) {
-        let c = self.codec;
-        let mut low = usize::MAX;
-        for &g in &self.by_factor[..c.lens.len()] {
-            low = low.min(g);
-            self.digits[g] += 1;
-            if self.digits[g] < c.radix[g] {
-                break;
-            }
-            self.digits[g] = 0;
-        }
-        c.fill(&self.digits, low, &mut self.squares);
-    }
 }
 
 /// Piece counts by colour and role (`role as usize - 1`).
@@ -512,6 +570,16 @@ impl TableCodec {
             subs,
             by_file,
         })
+    }
+
+    /// Piece counts of the table, in the file's frame.
+    pub(crate) fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// The colour whose pawns lead (pawn tables).
+    pub(crate) fn lead_color(&self) -> Color {
+        self.lead_color
     }
 
     /// The sub-table storing (file, side), if any.

@@ -34,7 +34,7 @@ use super::{
     board::{Kind, Pos},
     codec::{Counts, Located, TableCodec, MAX},
     table_error,
-    wdl::{flip, Closure, BLESSED, CURSED, DRAW, LOSS, WIN},
+    wdl::{flip, CaptureRoute, Closure, BLESSED, CURSED, DRAW, LOSS, WIN},
     Progress,
 };
 use crate::{
@@ -100,6 +100,8 @@ pub(crate) struct Block {
     /// sub-table (same pieces, same order): then a placement's WDL index
     /// is its DTZ index, and pass 1 need not encode it again.
     same_index: [bool; 2],
+    /// Per captured slot: where a capture without promotion leads.
+    routes: Vec<Option<CaptureRoute>>,
 }
 
 /// The scanned table in memory.
@@ -239,6 +241,7 @@ impl Sweep {
                 }
             }
             block_of_sub[k] = blocks.len();
+            let pieces = &info.codec.pieces;
             blocks.push(Block {
                 sub: k,
                 side: info.side,
@@ -246,6 +249,9 @@ impl Sweep {
                 len,
                 wdl_perm,
                 same_index,
+                routes: (0..pieces.len())
+                    .map(|c| closure.route(pieces, c))
+                    .collect(),
             });
             base += len;
         }
@@ -370,32 +376,42 @@ impl Sweep {
                 Ok(v)
             })
             .collect::<Result<_>>()?;
-        let mut w = vec![[ILLEGAL; 2]; self.len()];
+        // Written out of index order (see `SubCodec::walk`): atomics let
+        // the units share the vector; relaxed stores are plain stores.
+        let w: Vec<[AtomicU8; 2]> = (0..self.len())
+            .map(|_| [AtomicU8::new(ILLEGAL), AtomicU8::new(ILLEGAL)])
+            .collect();
         for b in &self.blocks {
-            w[b.base..b.base + b.len]
-                .par_chunks_mut(CHUNK)
-                .enumerate()
-                .try_for_each(|(c, out)| -> Result<()> {
-                    let first = c * CHUNK;
-                    let codec = &self.dtz.subs[b.sub].codec;
-                    let mut cursor = codec.cursor(first as u64);
-                    for (k, o) in out.iter_mut().enumerate() {
-                        if k > 0 {
-                            cursor.advance();
-                        }
-                        let pos = Pos::new(&codec.pieces, &cursor.squares);
-                        for half in 0..2 {
+            let codec = &self.dtz.subs[b.sub].codec;
+            let (split, units) = codec.units();
+            (0..units)
+                .into_par_iter()
+                .try_for_each(|unit| -> Result<()> {
+                    let mut n = 0;
+                    codec.walk(split, unit, |local, squares| -> Result<()> {
+                        let local = local as usize;
+                        let pos = Pos::new(&codec.pieces, squares);
+                        let out = &w[b.base + local];
+                        for (half, cell) in out.iter().enumerate() {
                             if half == 1 && self.symmetric {
                                 continue;
                             }
                             let turn = if half == 0 { b.side } else { !b.side };
-                            o[half] = self.wdl_code(&raw, b, half, first + k, &pos, turn)?;
+                            let code = self.wdl_code(&raw, b, half, local, &pos, turn)?;
+                            cell.store(code, Relaxed);
                         }
-                    }
-                    progress.add(out.len() as u64);
+                        n += 1;
+                        Ok(())
+                    })?;
+                    progress.add(n);
                     Ok(())
                 })?;
         }
+        // Same layout: the vector is reused in place.
+        let w = w
+            .into_iter()
+            .map(|[a, b]| [a.into_inner(), b.into_inner()])
+            .collect();
         self.w = w;
         Ok(())
     }
@@ -445,7 +461,16 @@ impl Sweep {
             if best == Some(WIN) || failure.is_some() {
                 return;
             }
-            match self.closure.wdl(&pos.after(m), !turn) {
+            let after = pos.after(m);
+            let route = match m.promo {
+                None => b.routes[usize::from(m.cap)].as_ref(),
+                Some(_) => None,
+            };
+            let v = match route {
+                Some(r) => self.closure.wdl_routed(r, &after, !turn),
+                None => self.closure.wdl(&after, !turn),
+            };
+            match v {
                 Ok(v) => best = Some(best.map_or(flip(v), |b| b.max(flip(v)))),
                 Err(e) => failure = Some(e),
             }

@@ -379,62 +379,72 @@ fn count(sweep: &Sweep, plan: &ScanPlan, progress: &Progress) -> Result<ScanStat
         fact: like_factorial(&material.pieces()),
         per_ordering: plan.shard.is_some() || plan.filter.is_some(),
     };
-    const CHUNK: usize = 1 << 15;
     let mut total = [Acc::default(), Acc::default()];
     for b in &sweep.blocks {
         let codec = &sweep.dtz.subs[b.sub].codec;
-        let parts: Vec<[Acc; 2]> = (0..b.len.div_ceil(CHUNK))
+        let (split, units) = codec.units();
+        let merge = |mut a: [Acc; 2], [w, bl]: [Acc; 2]| {
+            a[0].merge(w, &ctx.canon);
+            a[1].merge(bl, &ctx.canon);
+            a
+        };
+        let part = (0..units)
             .into_par_iter()
-            .map(|c| {
-                let mut acc = [Acc::default(), Acc::default()];
-                let first = c * CHUNK;
-                let last = (first + CHUNK).min(b.len);
-                let mut cursor = codec.cursor(first as u64);
-                for local in first..last {
-                    if local > first {
-                        cursor.advance();
-                    }
-                    let j = b.base + local;
-                    let codes = sweep.w[j];
-                    if codes[0] == ILLEGAL && (sweep.symmetric || codes[1] == ILLEGAL) {
-                        continue;
-                    }
-                    let pos = Pos::new(&codec.pieces, &cursor.squares);
-                    let images = u64::from(codec.images(&pos.sq[..pos.n]));
-                    for half in 0..2 {
-                        if half == 1 && sweep.symmetric {
-                            continue;
+            .fold(
+                || [Acc::default(), Acc::default()],
+                |mut acc, unit| {
+                    let mut n = 0;
+                    let walked = codec.walk(split, unit, |local, squares| {
+                        n += 1;
+                        let j = b.base + local as usize;
+                        let codes = sweep.w[j];
+                        if codes[0] == ILLEGAL && (sweep.symmetric || codes[1] == ILLEGAL) {
+                            return Ok::<(), std::convert::Infallible>(());
                         }
-                        let code = codes[half];
-                        if code == ILLEGAL {
-                            continue;
+                        let pos = Pos::new(&codec.pieces, squares);
+                        let images = u64::from(codec.images(&pos.sq[..pos.n]));
+                        for half in 0..2 {
+                            if half == 1 && sweep.symmetric {
+                                continue;
+                            }
+                            let code = codes[half];
+                            if code == ILLEGAL {
+                                continue;
+                            }
+                            let turn = if half == 0 { b.side } else { !b.side };
+                            let dtz = sweep.value(half, j);
+                            let mag = if code & MATED != 0 || dtz == DTZ_MATED {
+                                0
+                            } else {
+                                u32::from(dtz.unsigned_abs())
+                            };
+                            let wdl = code & 7;
+                            if sweep.symmetric {
+                                // White to move as stored; Black to move is
+                                // its colour-flipped image.
+                                ctx.record(&mut acc, &pos, turn, false, wdl, mag, images);
+                                ctx.record(&mut acc, &pos, turn, true, wdl, mag, images);
+                            } else {
+                                ctx.record(
+                                    &mut acc,
+                                    &pos,
+                                    turn,
+                                    ctx.user_flipped,
+                                    wdl,
+                                    mag,
+                                    images,
+                                );
+                            }
                         }
-                        let turn = if half == 0 { b.side } else { !b.side };
-                        let dtz = sweep.value(half, j);
-                        let mag = if code & MATED != 0 || dtz == DTZ_MATED {
-                            0
-                        } else {
-                            u32::from(dtz.unsigned_abs())
-                        };
-                        let wdl = code & 7;
-                        if sweep.symmetric {
-                            // White to move as stored; Black to move is its
-                            // colour-flipped image.
-                            ctx.record(&mut acc, &pos, turn, false, wdl, mag, images);
-                            ctx.record(&mut acc, &pos, turn, true, wdl, mag, images);
-                        } else {
-                            ctx.record(&mut acc, &pos, turn, ctx.user_flipped, wdl, mag, images);
-                        }
-                    }
-                }
-                progress.add((last - first) as u64);
-                acc
-            })
-            .collect();
-        for [w, bl] in parts {
-            total[0].merge(w, &ctx.canon);
-            total[1].merge(bl, &ctx.canon);
-        }
+                        Ok(())
+                    });
+                    let Ok(()) = walked;
+                    progress.add(n);
+                    acc
+                },
+            )
+            .reduce(|| [Acc::default(), Acc::default()], merge);
+        total = merge(total, part);
     }
     let mut stats = ScanStats::new(&material.to_string(), plan.raw);
     for (color, acc) in [Color::White, Color::Black].into_iter().zip(total) {
@@ -526,7 +536,7 @@ mod tests {
             .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/syzygy"))
     }
 
-    /// Our encoder, decoder, cursor and image counts against the sweep
+    /// Our encoder, decoder, walk and image counts against the sweep
     /// decoder's own `placement`, `index_of_board` and `multiplicity`, on
     /// every index of small tables (sampled on bigger ones), both files.
     #[test]
@@ -541,12 +551,21 @@ mod tests {
                 for info in &codec.subs {
                     let sub = &info.codec;
                     let step = (sub.size / 20_000).max(1);
-                    let mut cursor = sub.cursor(0);
-                    for local in 0..sub.size {
-                        if local > 0 {
-                            cursor.advance();
-                        }
-                        if local % step != 0 {
+                    // Every index is walked once; the checks run on a sample.
+                    let mut walked = vec![None; sub.size as usize];
+                    let (split, units) = sub.units();
+                    for unit in 0..units {
+                        let Ok(()) = sub.walk(split, unit, |local, squares| {
+                            let seen = walked[local as usize].replace(*squares);
+                            assert!(seen.is_none(), "{name}.{ext} {local} walked twice");
+                            Ok::<(), std::convert::Infallible>(())
+                        });
+                    }
+                    for (local, walked) in walked.into_iter().enumerate() {
+                        let local = local as u64;
+                        let walked =
+                            walked.unwrap_or_else(|| panic!("{name}.{ext} {local} not walked"));
+                        if !local.is_multiple_of(step) {
                             continue;
                         }
                         let idx = info.start + local;
@@ -560,7 +579,7 @@ mod tests {
                             &theirs[..],
                             "{name}.{ext} decode {idx}"
                         );
-                        assert_eq!(cursor.squares, sq, "{name}.{ext} cursor {idx}");
+                        assert_eq!(walked, sq, "{name}.{ext} walk {idx}");
                         let pairs: Vec<(Piece, u8)> = p
                             .pieces()
                             .iter()

@@ -9,11 +9,11 @@ use std::sync::{
     Arc, OnceLock,
 };
 
-use shakmaty::Color;
+use shakmaty::{Color, Piece};
 
 use super::{
     board::{Kind, Pos},
-    codec::{counts_of, parse_counts, Counts, TableCodec},
+    codec::{counts_of, parse_counts, Counts, TableCodec, MAX},
     table_error,
 };
 use crate::{
@@ -81,6 +81,24 @@ impl ClosureTable {
     }
 }
 
+/// Where the captures of one piece lead, worked out once per sub-table of
+/// the scanned table instead of per capture: the table of the material
+/// left, its colour frame, and per leading-pawn file the sub-table and the
+/// slot each of its pieces takes from the position after the capture.
+pub(crate) struct CaptureRoute {
+    /// `None`: two bare kings are left.
+    table: Option<Arc<ClosureTable>>,
+    /// The material is colour-reversed in its table.
+    flip: bool,
+    /// Side to move in the table's frame.
+    side: Color,
+    /// Slot (after the capture) of the table's single leading pawn.
+    lead: Option<usize>,
+    /// Per leading-pawn file (0 without pawns): the sub-table and, per
+    /// slot of its encoding, the slot of the position after the capture.
+    subs: [Option<(usize, [u8; MAX])>; 4],
+}
+
 /// The closure's WDL tables, the scanned table excluded.
 pub(crate) struct Closure {
     /// Tables by piece counts, both colour orientations (a short list: a
@@ -119,6 +137,121 @@ impl Closure {
             by_counts.push(([counts[1], counts[0]], table));
         }
         Ok(Closure { by_counts })
+    }
+
+    /// The route of a capture (without promotion) of slot `captured` in a
+    /// position whose slots hold `pieces` (file frame of the scanned
+    /// table). `None` where no route applies (several leading pawns: which
+    /// one leads depends on the squares); [`Closure::wdl`] then serves.
+    pub(crate) fn route(&self, pieces: &[Piece], captured: usize) -> Option<CaptureRoute> {
+        // After the capture the captured piece's side moves.
+        let turn = pieces[captured].color;
+        let left: Vec<Piece> = pieces
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != captured)
+            .map(|(_, p)| *p)
+            .collect();
+        let none = [None, None, None, None];
+        if left.len() == 2 {
+            return Some(CaptureRoute {
+                table: None,
+                flip: false,
+                side: turn,
+                lead: None,
+                subs: none,
+            });
+        }
+        let counts = counts_of(left.iter().copied());
+        let table = &self.by_counts.iter().find(|(c, _)| *c == counts)?.1;
+        let codec = &table.codec;
+        let flip = codec.counts() != counts || (codec.symmetric && turn == Color::Black);
+        let side = if flip { !turn } else { turn };
+        let framed: Vec<Piece> = left
+            .iter()
+            .map(|p| {
+                if flip {
+                    Piece {
+                        color: !p.color,
+                        role: p.role,
+                    }
+                } else {
+                    *p
+                }
+            })
+            .collect();
+        let lead = if codec.has_pawns {
+            let pawn = codec.lead_color().pawn();
+            let mut leads = framed.iter().enumerate().filter(|(_, p)| **p == pawn);
+            let (slot, _) = leads.next()?;
+            if leads.next().is_some() {
+                return None;
+            }
+            Some(slot)
+        } else {
+            None
+        };
+        let mut subs = none;
+        for (file, out) in subs.iter_mut().enumerate() {
+            let Some(sub) = codec.sub_of(file as u8, side) else {
+                continue;
+            };
+            let mut perm = [0u8; MAX];
+            let mut used = [false; MAX];
+            for (t, piece) in codec.subs[sub].codec.pieces.iter().enumerate() {
+                let q = if t == 0 && lead.is_some() {
+                    lead?
+                } else {
+                    (0..framed.len())
+                        .find(|&q| !used[q] && framed[q] == *piece && Some(q) != lead)?
+                };
+                used[q] = true;
+                perm[t] = q as u8;
+            }
+            *out = Some((sub, perm));
+        }
+        Some(CaptureRoute {
+            table: Some(table.clone()),
+            flip,
+            side,
+            lead,
+            subs,
+        })
+    }
+
+    /// [`Closure::wdl`] of the position after a capture that `route`
+    /// describes: a direct encoding and a memo look-up once the value is
+    /// known, else the general path (which resolves and memoises it).
+    ///
+    /// # Errors
+    ///
+    /// As [`Closure::wdl`].
+    #[inline]
+    pub(crate) fn wdl_routed(&self, route: &CaptureRoute, pos: &Pos, turn: Color) -> Result<u8> {
+        let Some(table) = &route.table else {
+            return Ok(DRAW);
+        };
+        let file = route.lead.map_or(0, |l| {
+            let f = pos.sq[l] & 7;
+            usize::from(if f >= 4 { 7 - f } else { f })
+        });
+        let Some((sub, perm)) = &route.subs[file] else {
+            return self.wdl(pos, turn);
+        };
+        let info = &table.codec.subs[*sub];
+        let mirror = if route.flip { 56 } else { 0 };
+        let mut squares = [0u8; MAX];
+        for (s, &q) in squares.iter_mut().zip(&perm[..pos.n]) {
+            *s = pos.sq[usize::from(q)] ^ mirror;
+        }
+        let Some(idx) = info.codec.encode(&mut squares[..pos.n]) else {
+            return self.wdl(pos, turn);
+        };
+        let known = table.memo(route.side)[(info.start + idx) as usize].load(Ordering::Relaxed);
+        if known != UNKNOWN {
+            return Ok(known);
+        }
+        self.wdl(pos, turn)
     }
 
     /// The true WDL (code 0..=4) of a legal position without en passant

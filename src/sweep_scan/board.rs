@@ -180,12 +180,14 @@ impl Pos {
         !self.attacked(ksq, !turn, occ, cap)
     }
 
-    /// Calls `f` for every legal move of `turn` of the given kind.
+    /// Calls `f` for every legal move of `turn` of the given kind (no en
+    /// passant: see [`Pos::ep_captures`]).
     #[inline]
     pub(crate) fn for_each_move(&self, turn: Color, kind: Kind, mut f: impl FnMut(Mv)) {
         let occ = self.occupied();
         let own = self.color_bb(turn);
         let theirs = Bitboard(occ.0 & !own.0);
+        let check = Check::new(self, turn);
         for i in 0..self.n {
             let p = self.pc[i];
             if p.color != turn {
@@ -194,7 +196,7 @@ impl Pos {
             let from = self.sq[i];
             if p.role == Role::Pawn {
                 if kind != Kind::Quiet {
-                    self.pawn_moves(turn, i, occ, theirs, kind == Kind::Captures, &mut f);
+                    self.pawn_moves(turn, i, occ, theirs, kind == Kind::Captures, &check, &mut f);
                 }
                 continue;
             }
@@ -221,7 +223,7 @@ impl Pos {
                 } else {
                     NONE
                 };
-                if self.safe(turn, i, to, cap, occ) {
+                if check.safe(self, turn, i, to, cap, occ) {
                     f(Mv {
                         i: i as u8,
                         to,
@@ -235,6 +237,7 @@ impl Pos {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn pawn_moves(
         &self,
         turn: Color,
@@ -242,6 +245,7 @@ impl Pos {
         occ: Bitboard,
         theirs: Bitboard,
         captures_only: bool,
+        check: &Check,
         f: &mut impl FnMut(Mv),
     ) {
         let from = self.sq[i];
@@ -250,7 +254,7 @@ impl Pos {
             Color::Black => (-8, 6, 0),
         };
         let mut emit = |to: u8, cap: u8, ep: Option<u8>| {
-            if !self.safe(turn, i, to, cap, occ) {
+            if !check.safe(self, turn, i, to, cap, occ) {
                 return;
             }
             if to >> 3 == last_rank {
@@ -364,5 +368,47 @@ impl Pos {
             p.sq[k] ^= 56;
         }
         p
+    }
+}
+
+/// What a move generator knows about its own king, to skip most king
+/// safety tests: a piece other than the king that does not stand on a
+/// line through an unchecked king cannot expose it (no en passant here,
+/// which removes a second piece).
+struct Check {
+    /// The king's square.
+    king: u8,
+    /// Whether the king is in check, once asked (0 no, 1 yes, 2 unknown):
+    /// most calls generate few moves, so the test waits for the first.
+    checked: std::cell::Cell<u8>,
+    /// Squares on a rank, file or diagonal through the king.
+    lines: u64,
+}
+
+impl Check {
+    #[inline]
+    fn new(pos: &Pos, turn: Color) -> Check {
+        let king = pos.king(turn);
+        Check {
+            king,
+            checked: std::cell::Cell::new(2),
+            lines: attacks::queen_attacks(sq(king), Bitboard(0)).0,
+        }
+    }
+
+    /// Whether a pseudo-legal move of slot `i` leaves the king safe.
+    #[inline]
+    fn safe(&self, pos: &Pos, turn: Color, i: usize, to: u8, cap: u8, occ: Bitboard) -> bool {
+        if pos.pc[i].role != Role::King && self.lines & (1u64 << pos.sq[i]) == 0 {
+            let mut checked = self.checked.get();
+            if checked == 2 {
+                checked = u8::from(pos.attacked(self.king, !turn, occ, NONE));
+                self.checked.set(checked);
+            }
+            if checked == 0 {
+                return true;
+            }
+        }
+        pos.safe(turn, i, to, cap, occ)
     }
 }

@@ -219,19 +219,27 @@ impl SubCodec {
             }
         };
         idx *= self.factors[0];
+        // Squares of the groups so far as a bitboard: a square's rank among
+        // the free ones is itself minus the occupied squares below it.
         let mut group_sq = self.lens[0];
+        let mut occ = 0u64;
+        for &sq in &squares[..group_sq] {
+            occ |= 1 << sq;
+        }
         for g in 1..self.lens.len() {
             let len = self.lens[g];
-            let (prev, rest) = squares.split_at_mut(group_sq);
-            let group = &mut rest[..len];
+            let group = &mut squares[group_sq..group_sq + len];
             if len > 1 {
                 group.sort_unstable();
             }
             let offset = if self.pp && g == 1 { 8 } else { 0 };
             let mut n = 0;
             for (i, &sq) in group.iter().enumerate() {
-                let adjust = prev.iter().filter(|p| sq > **p).count() as u64;
+                let adjust = u64::from((occ & ((1u64 << sq) - 1)).count_ones());
                 n += binom(u64::from(sq) - adjust - offset, i + 1);
+            }
+            for &sq in group.iter() {
+                occ |= 1 << sq;
             }
             idx += n * self.factors[g];
             group_sq += len;

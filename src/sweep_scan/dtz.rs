@@ -388,9 +388,11 @@ impl Sweep {
                 .into_par_iter()
                 .try_for_each(|unit| -> Result<()> {
                     let mut n = 0;
+                    // The pieces stay; only the squares change.
+                    let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
                     codec.walk(split, unit, |local, squares| -> Result<()> {
                         let local = local as usize;
-                        let pos = Pos::new(&codec.pieces, squares);
+                        pos.sq = *squares;
                         let out = &w[b.base + local];
                         for (half, cell) in out.iter().enumerate() {
                             if half == 1 && self.symmetric {
@@ -595,27 +597,30 @@ impl Sweep {
             return Ok(());
         }
         for b in &self.blocks {
-            (0..b.len.div_ceil(CHUNK))
+            let codec = &self.dtz.subs[b.sub].codec;
+            let (split, units) = codec.units();
+            (0..units)
                 .into_par_iter()
-                .try_for_each(|c| -> Result<()> {
-                    let first = c * CHUNK;
-                    let last = (first + CHUNK).min(b.len);
-                    for local in first..last {
-                        let j = b.base + local;
-                        let (v, rounded) = self.unstored_raw(b, local, self.w[j][1])?;
+                .try_for_each(|unit| -> Result<()> {
+                    let mut n = 0;
+                    codec.walk(split, unit, |local, squares| -> Result<()> {
+                        n += 1;
+                        let j = b.base + local as usize;
+                        let (v, rounded) = self.unstored_raw(b, squares, self.w[j][1])?;
                         self.vals[1][j].store(v, Relaxed);
                         if rounded {
                             self.flags[j].fetch_or(ROUNDED[1] | PENDING[1], Relaxed);
                         }
-                    }
-                    progress.add((last - first) as u64);
+                        Ok(())
+                    })?;
+                    progress.add(n);
                     Ok(())
                 })?;
         }
         Ok(())
     }
 
-    fn unstored_raw(&self, b: &Block, local: usize, code: u8) -> Result<(i16, bool)> {
+    fn unstored_raw(&self, b: &Block, squares: &[u8; MAX], code: u8) -> Result<(i16, bool)> {
         if code == ILLEGAL {
             return Ok((0, false));
         }
@@ -631,7 +636,7 @@ impl Sweep {
         if s > 0 && code & ZB != 0 {
             return Ok((zero_score(wdl), false));
         }
-        let pos = self.pos_of(b, local);
+        let pos = Pos::new(&self.dtz.subs[b.sub].codec.pieces, squares);
         if s > 0 && self.pawn_win(&pos, turn, wdl)? {
             return Ok((zero_score(wdl), false));
         }

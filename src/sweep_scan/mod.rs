@@ -301,8 +301,11 @@ struct Counting<'a> {
 }
 
 impl Counting<'_> {
-    /// Adds one position (table frame `pos`, `turn`) to `acc`.
+    /// Adds one position (table frame `pos`, `turn`) to `acc`: `images`
+    /// placements per side to move, times `diag` (2 for a pawnless
+    /// placement on one long diagonal, else 1; see `weights`).
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn record(
         &self,
         acc: &mut [Acc; 2],
@@ -312,18 +315,18 @@ impl Counting<'_> {
         wdl: u8,
         mag: u32,
         images: u64,
+        diag: u64,
     ) {
-        let (user_pos, user_turn) = if flip_colours {
-            (pos.color_flipped(), !turn)
-        } else {
-            (*pos, turn)
+        let user_turn = if flip_colours { !turn } else { turn };
+        // Built only for a candidate or a per-ordering count (rare).
+        let user_pos = || {
+            if flip_colours {
+                pos.color_flipped()
+            } else {
+                *pos
+            }
         };
         let side = &mut acc[usize::from(user_turn == Color::Black)];
-        let diag = if on_one_diagonal(pos) && !self.plan.material.has_pawns() {
-            2
-        } else {
-            1
-        };
         let num = images * diag;
         if !self.per_ordering {
             side.add(wdl, mag, num * self.fact);
@@ -332,7 +335,7 @@ impl Counting<'_> {
                 wdl,
                 mag,
                 || Cand::Pending {
-                    pos: user_pos,
+                    pos: user_pos(),
                     turn: user_turn,
                     only: None,
                 },
@@ -340,6 +343,7 @@ impl Counting<'_> {
             );
             return;
         }
+        let user_pos = user_pos();
         for x in self.canon.reps(&user_pos) {
             if let Some(shard) = self.plan.shard {
                 if self.canon.item(&x) % shard.n != shard.k - 1 {
@@ -379,6 +383,7 @@ fn count(sweep: &Sweep, plan: &ScanPlan, progress: &Progress) -> Result<ScanStat
         fact: like_factorial(&material.pieces()),
         per_ordering: plan.shard.is_some() || plan.filter.is_some(),
     };
+    let has_pawns = material.has_pawns();
     let mut total = [Acc::default(), Acc::default()];
     for b in &sweep.blocks {
         let codec = &sweep.dtz.subs[b.sub].codec;
@@ -394,6 +399,7 @@ fn count(sweep: &Sweep, plan: &ScanPlan, progress: &Progress) -> Result<ScanStat
                 || [Acc::default(), Acc::default()],
                 |mut acc, unit| {
                     let mut n = 0;
+                    let mut pos = Pos::new(&codec.pieces, &[0; codec::MAX]);
                     let walked = codec.walk(split, unit, |local, squares| {
                         n += 1;
                         let j = b.base + local as usize;
@@ -401,8 +407,13 @@ fn count(sweep: &Sweep, plan: &ScanPlan, progress: &Progress) -> Result<ScanStat
                         if codes[0] == ILLEGAL && (sweep.symmetric || codes[1] == ILLEGAL) {
                             return Ok::<(), std::convert::Infallible>(());
                         }
-                        let pos = Pos::new(&codec.pieces, squares);
+                        pos.sq = *squares;
                         let images = u64::from(codec.images(&pos.sq[..pos.n]));
+                        let diag = if !has_pawns && on_one_diagonal(&pos) {
+                            2
+                        } else {
+                            1
+                        };
                         for half in 0..2 {
                             if half == 1 && sweep.symmetric {
                                 continue;
@@ -422,8 +433,8 @@ fn count(sweep: &Sweep, plan: &ScanPlan, progress: &Progress) -> Result<ScanStat
                             if sweep.symmetric {
                                 // White to move as stored; Black to move is
                                 // its colour-flipped image.
-                                ctx.record(&mut acc, &pos, turn, false, wdl, mag, images);
-                                ctx.record(&mut acc, &pos, turn, true, wdl, mag, images);
+                                ctx.record(&mut acc, &pos, turn, false, wdl, mag, images, diag);
+                                ctx.record(&mut acc, &pos, turn, true, wdl, mag, images, diag);
                             } else {
                                 ctx.record(
                                     &mut acc,
@@ -433,6 +444,7 @@ fn count(sweep: &Sweep, plan: &ScanPlan, progress: &Progress) -> Result<ScanStat
                                     wdl,
                                     mag,
                                     images,
+                                    diag,
                                 );
                             }
                         }

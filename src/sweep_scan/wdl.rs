@@ -372,7 +372,7 @@ mod tests {
         let dir = std::env::var_os("FIFTYMOVE_TEST_TABLES")
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/syzygy"));
-        let inv = Inventory::scan(&[dir.clone()]).unwrap();
+        let inv = Inventory::scan(std::slice::from_ref(&dir)).unwrap();
         for name in ["KRBvKR", "KNNvKP", "KQPvKQ", "KRPvKR", "KPPvK", "KPvKP"] {
             let material: Material = name.parse().unwrap();
             let others: Vec<String> = material

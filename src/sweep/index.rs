@@ -632,11 +632,23 @@ pub(crate) fn largest_below(n: u64, k: usize, upper: u64) -> u64 {
     if k == 1 {
         return n;
     }
-    let mut r = upper - 1;
-    while binom(r, k) > n {
-        r -= 1;
+    // Binary search: binom(r, k) grows with r, and binom(0, k) = 0 <= n
+    // (a linear scan down from `upper` cost tens of steps per pair of
+    // like pieces).
+    let mut hi = upper - 1;
+    if binom(hi, k) <= n {
+        return hi;
     }
-    r
+    let mut lo = 0;
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if binom(mid, k) <= n {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// Inverse of the three-unique-pieces part of `Encoding::encode`.

@@ -253,38 +253,70 @@ impl SubCodec {
         for (g, d) in digits.iter_mut().enumerate().take(self.lens.len()) {
             *d = (idx / self.factors[g]) % self.radix[g];
         }
-        self.fill(&digits, self.lens.len(), squares);
+        self.fill(&digits, 0, self.lens.len(), squares);
     }
 
-    /// Splits the placements into work units for [`SubCodec::walk`]: the
-    /// leading groups up to the returned split are fixed within a unit, so
-    /// a unit holds at most 2^16 placements where the groups allow it.
-    /// Returns the split and the number of units.
-    pub(crate) fn units(&self) -> (usize, u64) {
+    /// Splits the placements into work units for [`SubCodec::walk`].
+    ///
+    /// By groups where a unit stays compact in memory: the leading groups
+    /// up to a split are fixed within a unit (at most 2^16 placements
+    /// where the groups allow it), and the unit's indices span little more
+    /// than its size. Otherwise (the group that varies fastest in index
+    /// order comes first in the squares' order, so a walk by groups would
+    /// stride through memory) in index order, in chunks.
+    pub(crate) fn units(&self) -> Units {
         let n = self.lens.len();
         let mut split = 1;
         while split < n && self.radix[split..].iter().product::<u64>() > 1 << 16 {
             split += 1;
         }
-        (split, self.radix[..split].iter().product())
+        let size: u64 = self.radix[split..].iter().product();
+        let span: u64 = 1
+            + (split..n)
+                .map(|g| (self.radix[g] - 1) * self.factors[g])
+                .sum::<u64>();
+        if span <= 2 * size {
+            Units {
+                split,
+                count: self.radix[..split].iter().product(),
+            }
+        } else {
+            Units {
+                split: 0,
+                count: self.size.div_ceil(INDEX_CHUNK),
+            }
+        }
     }
 
     /// Calls `f(local index, squares)` for every placement of one work unit
     /// (see [`SubCodec::units`]), squares as [`SubCodec::decode`] gives
-    /// them. The last group varies fastest: its squares are picked from a
-    /// list of the squares the earlier groups leave free, so a step costs a
-    /// look-up, not a decode (index order would change a middle group
-    /// fastest and re-derive every later group on each step).
+    /// them. By groups, the last group varies fastest: its squares are
+    /// picked from a list of the squares the earlier groups leave free, so
+    /// a step costs a look-up, not a decode. In index order, a cursor
+    /// recomputes the groups from the first one whose digit changed.
     ///
     /// # Errors
     ///
     /// The first error `f` returns, which ends the walk.
     pub(crate) fn walk<E>(
         &self,
-        split: usize,
+        units: Units,
         unit: u64,
         mut f: impl FnMut(u64, &[u8; MAX]) -> Result<(), E>,
     ) -> Result<(), E> {
+        let split = units.split;
+        if split == 0 {
+            let first = unit * INDEX_CHUNK;
+            let last = (first + INDEX_CHUNK).min(self.size);
+            let mut cursor = self.cursor(first);
+            for local in first..last {
+                if local > first {
+                    cursor.advance();
+                }
+                f(local, &cursor.squares)?;
+            }
+            return Ok(());
+        }
         let mut digits = [0u64; MAX];
         let mut rest = unit;
         for g in (0..split).rev() {
@@ -292,11 +324,33 @@ impl SubCodec {
             rest /= self.radix[g];
         }
         let mut squares = [0u8; MAX];
-        self.fill(&digits, split, &mut squares);
+        self.fill(&digits, 0, split, &mut squares);
         let base = (0..split).map(|g| digits[g] * self.factors[g]).sum();
         let placed: usize = self.lens[..split].iter().sum();
         let occ = squares[..placed].iter().fold(0u64, |o, &s| o | 1 << s);
         self.walk_group(split, placed, occ, base, &mut squares, &mut f)
+    }
+
+    /// A cursor at `idx`, for decoding consecutive indices.
+    fn cursor(&self, idx: u64) -> Cursor<'_> {
+        let n = self.lens.len();
+        let mut digits = [0u64; MAX];
+        for (g, d) in digits.iter_mut().enumerate().take(n) {
+            *d = (idx / self.factors[g]) % self.radix[g];
+        }
+        let mut by_factor = [0usize; MAX];
+        for (k, b) in by_factor.iter_mut().enumerate().take(n) {
+            *b = k;
+        }
+        by_factor[..n].sort_unstable_by_key(|&g| self.factors[g]);
+        let mut squares = [0u8; MAX];
+        self.fill(&digits, 0, n, &mut squares);
+        Cursor {
+            codec: self,
+            digits,
+            by_factor,
+            squares,
+        }
     }
 
     /// Enumerates group `g` (its squares start at `placed`) and, within
@@ -368,10 +422,53 @@ impl SubCodec {
         }
     }
 
-    /// Computes the squares of groups `..to` from their digits.
+    /// Computes the squares of groups `from..to` from their digits (the
+    /// squares of earlier groups are in place).
     #[inline]
-    fn fill(&self, digits: &[u64; MAX], to: usize, squares: &mut [u8; MAX]) {
-        let v = digits[0];
+    fn fill(&self, digits: &[u64; MAX], from: usize, to: usize, squares: &mut [u8; MAX]) {
+        if from == 0 {
+            self.fill_lead(digits[0], squares);
+        }
+        let first = from.max(1);
+        let mut group_sq: usize = self.lens[..first].iter().sum();
+        // The squares placed so far, sorted (insertion sort on a
+        // fixed-size array: no memcpy, no allocation).
+        let mut sorted = [u8::MAX; MAX];
+        for k in 0..group_sq {
+            insert(&mut sorted, k, squares[k]);
+        }
+        for g in first..to {
+            let len = self.lens[g];
+            let offset: u8 = if self.pp && g == 1 { 8 } else { 0 };
+            let free = if self.pp && g == 1 {
+                48 - self.lens[0] as u64
+            } else {
+                64 - group_sq as u64
+            };
+            let mut n = digits[g];
+            let mut upper = free;
+            for i in (0..len).rev() {
+                let r = largest_below(n, i + 1, upper);
+                n -= binom(r, i + 1);
+                upper = r;
+                let mut sq = r as u8 + offset;
+                for &p in &sorted[..group_sq] {
+                    if p <= sq {
+                        sq += 1;
+                    }
+                }
+                squares[group_sq + i] = sq;
+            }
+            for k in group_sq..group_sq + len {
+                insert(&mut sorted, k, squares[k]);
+            }
+            group_sq += len;
+        }
+    }
+
+    /// The squares of the leading group from its digit `v`.
+    #[inline]
+    fn fill_lead(&self, v: u64, squares: &mut [u8; MAX]) {
         match self.lead {
             Lead::Pawns => {
                 let lc = self.lens[0];
@@ -406,40 +503,6 @@ impl SubCodec {
                 squares[0] = s0;
                 squares[1] = s1;
             }
-        }
-        let mut group_sq = self.lens[0];
-        // The squares placed so far, sorted (insertion sort on a
-        // fixed-size array: no memcpy, no allocation).
-        let mut sorted = [u8::MAX; MAX];
-        for k in 0..group_sq {
-            insert(&mut sorted, k, squares[k]);
-        }
-        for g in 1..to {
-            let len = self.lens[g];
-            let offset: u8 = if self.pp && g == 1 { 8 } else { 0 };
-            let free = if self.pp && g == 1 {
-                48 - self.lens[0] as u64
-            } else {
-                64 - group_sq as u64
-            };
-            let mut n = digits[g];
-            let mut upper = free;
-            for i in (0..len).rev() {
-                let r = largest_below(n, i + 1, upper);
-                n -= binom(r, i + 1);
-                upper = r;
-                let mut sq = r as u8 + offset;
-                for &p in &sorted[..group_sq] {
-                    if p <= sq {
-                        sq += 1;
-                    }
-                }
-                squares[group_sq + i] = sq;
-            }
-            for k in group_sq..group_sq + len {
-                insert(&mut sorted, k, squares[k]);
-            }
-            group_sq += len;
         }
     }
 
@@ -480,6 +543,55 @@ fn insert(sorted: &mut [u8; MAX], k: usize, v: u8) {
         i -= 1;
     }
     sorted[i] = v;
+}
+
+/// Placements per unit of a walk in index order.
+const INDEX_CHUNK: u64 = 1 << 15;
+
+/// How [`SubCodec::walk`] splits and orders a sub-table's placements.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Units {
+    /// Groups fixed within a unit; 0: index order, in chunks.
+    split: usize,
+    /// Number of units.
+    pub(crate) count: u64,
+}
+
+impl Units {
+    /// Whether the walk goes by groups (else in index order).
+    #[cfg(test)]
+    pub(crate) fn by_groups(&self) -> bool {
+        self.split > 0
+    }
+}
+
+/// Decodes consecutive indices of one sub-table: each step updates the
+/// mixed-radix digits and recomputes only the groups that change.
+struct Cursor<'a> {
+    codec: &'a SubCodec,
+    digits: [u64; MAX],
+    by_factor: [usize; MAX],
+    /// The squares of the current index, in encoding order.
+    squares: [u8; MAX],
+}
+
+impl Cursor<'_> {
+    /// Moves to the next index (which must exist).
+    #[inline]
+    fn advance(&mut self) {
+        let c = self.codec;
+        let n = c.lens.len();
+        let mut low = usize::MAX;
+        for &g in &self.by_factor[..n] {
+            low = low.min(g);
+            self.digits[g] += 1;
+            if self.digits[g] < c.radix[g] {
+                break;
+            }
+            self.digits[g] = 0;
+        }
+        c.fill(&self.digits, low, n, &mut self.squares);
+    }
 }
 
 /// Piece counts by colour and role (`role as usize - 1`).

@@ -383,14 +383,14 @@ impl Sweep {
             .collect();
         for b in &self.blocks {
             let codec = &self.dtz.subs[b.sub].codec;
-            let (split, units) = codec.units();
-            (0..units)
+            let units = codec.units();
+            (0..units.count)
                 .into_par_iter()
                 .try_for_each(|unit| -> Result<()> {
                     let mut n = 0;
                     // The pieces stay; only the squares change.
                     let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
-                    codec.walk(split, unit, |local, squares| -> Result<()> {
+                    codec.walk(units, unit, |local, squares| -> Result<()> {
                         let local = local as usize;
                         pos.sq = *squares;
                         let out = &w[b.base + local];
@@ -598,12 +598,12 @@ impl Sweep {
         }
         for b in &self.blocks {
             let codec = &self.dtz.subs[b.sub].codec;
-            let (split, units) = codec.units();
-            (0..units)
+            let units = codec.units();
+            (0..units.count)
                 .into_par_iter()
                 .try_for_each(|unit| -> Result<()> {
                     let mut n = 0;
-                    codec.walk(split, unit, |local, squares| -> Result<()> {
+                    codec.walk(units, unit, |local, squares| -> Result<()> {
                         n += 1;
                         let j = b.base + local as usize;
                         let (v, rounded) = self.unstored_raw(b, squares, self.w[j][1])?;

@@ -387,20 +387,20 @@ fn count(sweep: &Sweep, plan: &ScanPlan, progress: &Progress) -> Result<ScanStat
     let mut total = [Acc::default(), Acc::default()];
     for b in &sweep.blocks {
         let codec = &sweep.dtz.subs[b.sub].codec;
-        let (split, units) = codec.units();
+        let units = codec.units();
         let merge = |mut a: [Acc; 2], [w, bl]: [Acc; 2]| {
             a[0].merge(w, &ctx.canon);
             a[1].merge(bl, &ctx.canon);
             a
         };
-        let part = (0..units)
+        let part = (0..units.count)
             .into_par_iter()
             .fold(
                 || [Acc::default(), Acc::default()],
                 |mut acc, unit| {
                     let mut n = 0;
                     let mut pos = Pos::new(&codec.pieces, &[0; codec::MAX]);
-                    let walked = codec.walk(split, unit, |local, squares| {
+                    let walked = codec.walk(units, unit, |local, squares| {
                         n += 1;
                         let j = b.base + local as usize;
                         let codes = sweep.w[j];
@@ -553,6 +553,8 @@ mod tests {
     /// every index of small tables (sampled on bigger ones), both files.
     #[test]
     fn codec_agrees_with_the_decoder() {
+        // Sub-tables walked in index order, by groups.
+        let mut modes = [0, 0];
         for name in [
             "KQvK", "KNNvK", "KPvKP", "KQvKR", "KBPvK", "KPPvK", "KRvKR", "KNvKP",
         ] {
@@ -565,9 +567,10 @@ mod tests {
                     let step = (sub.size / 20_000).max(1);
                     // Every index is walked once; the checks run on a sample.
                     let mut walked = vec![None; sub.size as usize];
-                    let (split, units) = sub.units();
-                    for unit in 0..units {
-                        let Ok(()) = sub.walk(split, unit, |local, squares| {
+                    let units = sub.units();
+                    modes[usize::from(units.by_groups())] += 1;
+                    for unit in 0..units.count {
+                        let Ok(()) = sub.walk(units, unit, |local, squares| {
                             let seen = walked[local as usize].replace(*squares);
                             assert!(seen.is_none(), "{name}.{ext} {local} walked twice");
                             Ok::<(), std::convert::Infallible>(())
@@ -634,6 +637,7 @@ mod tests {
                 }
             }
         }
+        assert!(modes[0] > 0 && modes[1] > 0, "walk modes {modes:?}");
         let _ = Color::White;
     }
 

@@ -560,27 +560,7 @@ impl Encoding {
 
         let v = digit(0);
         match self.lead {
-            Lead::Pawns { file } => {
-                let lc = self.lens[0];
-                let mut sq0 = file;
-                for rank in 1..7u8 {
-                    let sq = file + 8 * rank;
-                    if PAWNS.lead_pawn_idx[lc][usize::from(sq)] <= v {
-                        sq0 = sq;
-                    } else {
-                        break;
-                    }
-                }
-                squares[0] = sq0;
-                let mut rem = v - PAWNS.lead_pawn_idx[lc][usize::from(sq0)];
-                let mut upper = map_pawn(sq0);
-                for i in (1..lc).rev() {
-                    let m = largest_below(rem, i, upper);
-                    rem -= binom(m, i);
-                    squares[i] = PAWNS.inv_map_pawns[m as usize];
-                    upper = m;
-                }
-            }
+            Lead::Pawns { file } => decode_lead_pawns(v, self.lens[0], file, squares),
             Lead::ThreeUnique => {
                 let (s0, s1, s2) = decode_three_unique(v);
                 squares[0] = s0;
@@ -649,6 +629,29 @@ pub(crate) fn largest_below(n: u64, k: usize, upper: u64) -> u64 {
         }
     }
     lo
+}
+
+/// Inverse of the leading-pawns part of `Encoding::encode`: the `lc`
+/// leading pawns of digit `v` on the file `file` (0..4) into `squares[..lc]`.
+pub(crate) fn decode_lead_pawns(v: u64, lc: usize, file: u8, squares: &mut [u8; MAX_PIECES]) {
+    let mut sq0 = file;
+    for rank in 1..7u8 {
+        let sq = file + 8 * rank;
+        if PAWNS.lead_pawn_idx[lc][usize::from(sq)] <= v {
+            sq0 = sq;
+        } else {
+            break;
+        }
+    }
+    squares[0] = sq0;
+    let mut rem = v - PAWNS.lead_pawn_idx[lc][usize::from(sq0)];
+    let mut upper = map_pawn(sq0);
+    for i in (1..lc).rev() {
+        let m = largest_below(rem, i, upper);
+        rem -= binom(m, i);
+        squares[i] = PAWNS.inv_map_pawns[m as usize];
+        upper = m;
+    }
 }
 
 /// Inverse of the three-unique-pieces part of `Encoding::encode`.

@@ -18,8 +18,8 @@ use shakmaty::{Color, Piece, Role};
 use crate::sweep::SweepTable;
 
 use crate::sweep::index::{
-    binom, decode_three_unique, file_of, flip_diagonal, largest_below, offdiag, rank_of, INV_KK,
-    KINGS_SIZE, KK_IDX, LOWER, PAWNS, THREE_UNIQUE_SIZE, TRIANGLE, Z0,
+    binom, decode_lead_pawns, decode_three_unique, file_of, flip_diagonal, largest_below, offdiag,
+    rank_of, INV_KK, KINGS_SIZE, KK_IDX, LOWER, PAWNS, THREE_UNIQUE_SIZE, TRIANGLE, Z0,
 };
 /// At most this many pieces.
 pub(crate) use crate::sweep::index::{map_pawn, MAX_PIECES as MAX};
@@ -470,28 +470,7 @@ impl SubCodec {
     #[inline]
     fn fill_lead(&self, v: u64, squares: &mut [u8; MAX]) {
         match self.lead {
-            Lead::Pawns => {
-                let lc = self.lens[0];
-                let file = self.file;
-                let mut sq0 = file;
-                for rank in 1..7u8 {
-                    let sq = file + 8 * rank;
-                    if PAWNS.lead_pawn_idx[lc][usize::from(sq)] <= v {
-                        sq0 = sq;
-                    } else {
-                        break;
-                    }
-                }
-                squares[0] = sq0;
-                let mut rem = v - PAWNS.lead_pawn_idx[lc][usize::from(sq0)];
-                let mut upper = map_pawn(sq0);
-                for i in (1..lc).rev() {
-                    let m = largest_below(rem, i, upper);
-                    rem -= binom(m, i);
-                    squares[i] = PAWNS.inv_map_pawns[m as usize];
-                    upper = m;
-                }
-            }
+            Lead::Pawns => decode_lead_pawns(v, self.lens[0], self.file, squares),
             Lead::ThreeUnique => {
                 let (s0, s1, s2) = decode_three_unique(v);
                 squares[0] = s0;

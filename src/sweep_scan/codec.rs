@@ -150,12 +150,32 @@ impl SubCodec {
     /// encoded (adjacent, in tables whose leading group is the kings).
     #[inline]
     pub(crate) fn encode(&self, squares: &mut [u8]) -> Option<u64> {
+        let lead = self.encode_lead(squares)?;
+        Some(self.encode_rest(squares, lead))
+    }
+
+    /// Whether `other` encodes its leading group as this codec does (same
+    /// pieces, same kind): then [`SubCodec::encode_lead`] of one serves
+    /// both.
+    pub(crate) fn same_lead(&self, other: &SubCodec) -> bool {
+        let n = self.lens[0];
+        self.lead == other.lead
+            && other.lens[0] == n
+            && self.pieces[..n] == other.pieces[..n]
+            && self.file == other.file
+    }
+
+    /// The first part of [`SubCodec::encode`]: canonicalises `squares` in
+    /// place by the symmetry the leading group picks, and returns the
+    /// leading group's digit.
+    #[inline]
+    pub(crate) fn encode_lead(&self, squares: &mut [u8]) -> Option<u64> {
         if file_of(squares[0]) >= 4 {
             for sq in squares.iter_mut() {
                 *sq ^= 7;
             }
         }
-        let mut idx = match self.lead {
+        let idx = match self.lead {
             Lead::Pawns => {
                 let lc = self.lens[0];
                 let mut idx = PAWNS.lead_pawn_idx[lc][usize::from(squares[0])];
@@ -218,7 +238,14 @@ impl SubCodec {
                 }
             }
         };
-        idx *= self.factors[0];
+        Some(idx)
+    }
+
+    /// The second part of [`SubCodec::encode`]: the index of canonical
+    /// `squares` whose leading group has digit `lead`.
+    #[inline]
+    pub(crate) fn encode_rest(&self, squares: &mut [u8], lead: u64) -> u64 {
+        let mut idx = lead * self.factors[0];
         // Squares of the groups so far as a bitboard: a square's rank among
         // the free ones is itself minus the occupied squares below it.
         let mut group_sq = self.lens[0];
@@ -244,7 +271,7 @@ impl SubCodec {
             idx += n * self.factors[g];
             group_sq += len;
         }
-        Some(idx)
+        idx
     }
 
     /// The canonical placement of an index, squares in encoding order.

@@ -102,6 +102,11 @@ pub(crate) struct Block {
     same_index: [bool; 2],
     /// Per captured slot: where a capture without promotion leads.
     routes: Vec<Option<CaptureRoute>>,
+    /// Where both sides' WDL sub-tables need an encoding and share their
+    /// leading group: per slot of the unstored side's WDL order, the slot
+    /// of the stored side's WDL order holding the same square, so that
+    /// one canonicalisation and one leading digit serve both.
+    shared_lead: Option<[u8; MAX]>,
 }
 
 /// The scanned table in memory.
@@ -240,6 +245,21 @@ impl Sweep {
                     wdl_perm[half] = Some((ws, perm));
                 }
             }
+            let shared_lead = match &wdl_perm {
+                [Some((w0, p0)), Some((w1, p1))] if !same_index[0] && !same_index[1] => {
+                    let (c0, c1) = (&wdl.subs[*w0].codec, &wdl.subs[*w1].codec);
+                    let n = c0.pieces.len();
+                    let lead = c0.lens[0];
+                    let mut map = [0u8; MAX];
+                    for t in 0..n {
+                        // The DTZ slot p1[t] sits at slot u of the stored
+                        // side's WDL order.
+                        map[t] = p0[..n].iter().position(|&d| d == p1[t]).unwrap_or(0) as u8;
+                    }
+                    (c0.same_lead(c1) && p0[..lead] == p1[..lead]).then_some(map)
+                }
+                _ => None,
+            };
             block_of_sub[k] = blocks.len();
             let pieces = &info.codec.pieces;
             blocks.push(Block {
@@ -249,6 +269,7 @@ impl Sweep {
                 len,
                 wdl_perm,
                 same_index,
+                shared_lead,
                 routes: (0..pieces.len())
                     .map(|c| closure.route(pieces, c))
                     .collect(),
@@ -394,13 +415,34 @@ impl Sweep {
                         let local = local as usize;
                         pos.sq = *squares;
                         let out = &w[b.base + local];
-                        for (half, cell) in out.iter().enumerate() {
-                            if half == 1 && self.symmetric {
-                                continue;
+                        let turns = [b.side, !b.side];
+                        let legal = [pos.legal(turns[0]), !self.symmetric && pos.legal(turns[1])];
+                        let stored = match b.shared_lead {
+                            Some(map) if legal == [true, true] => {
+                                self.stored_wdl_shared(&raw, b, &map, &pos)?
                             }
-                            let turn = if half == 0 { b.side } else { !b.side };
-                            let code = self.wdl_code(&raw, b, half, local, &pos, turn)?;
-                            cell.store(code, Relaxed);
+                            _ => {
+                                let mut stored = [ILLEGAL; 2];
+                                for half in 0..2 {
+                                    if legal[half] {
+                                        stored[half] = self.stored_wdl(
+                                            &raw,
+                                            b,
+                                            half,
+                                            local,
+                                            &pos,
+                                            turns[half],
+                                        )?;
+                                    }
+                                }
+                                stored
+                            }
+                        };
+                        for (half, cell) in out.iter().enumerate() {
+                            if legal[half] {
+                                let code = self.wdl_code(b, &pos, turns[half], stored[half])?;
+                                cell.store(code, Relaxed);
+                            }
                         }
                         n += 1;
                         Ok(())
@@ -418,9 +460,10 @@ impl Sweep {
         Ok(())
     }
 
-    /// The WDL code of one placement and side to move (pass 1).
+    /// The stored WDL of a legal placement for one side to move (pass 1),
+    /// captures not yet applied.
     #[inline]
-    fn wdl_code(
+    fn stored_wdl(
         &self,
         raw: &[Vec<u8>],
         b: &Block,
@@ -429,10 +472,7 @@ impl Sweep {
         pos: &Pos,
         turn: Color,
     ) -> Result<u8> {
-        if !pos.legal(turn) {
-            return Ok(ILLEGAL);
-        }
-        let stored = match &b.wdl_perm[half] {
+        Ok(match &b.wdl_perm[half] {
             Some((ws, _)) if b.same_index[half] => {
                 raw[cidx(turn)][(self.wdl.subs[*ws].start + local as u64) as usize]
             }
@@ -456,7 +496,51 @@ impl Sweep {
                     .ok_or_else(|| Error::Other("legal position without a WDL index".into()))?;
                 raw[cidx(loc.side)][loc.idx as usize]
             }
+        })
+    }
+
+    /// [`Sweep::stored_wdl`] of both sides to move at once, where their
+    /// WDL sub-tables share the leading group (`map`: see
+    /// [`Block::shared_lead`]).
+    #[inline]
+    fn stored_wdl_shared(
+        &self,
+        raw: &[Vec<u8>],
+        b: &Block,
+        map: &[u8; MAX],
+        pos: &Pos,
+    ) -> Result<[u8; 2]> {
+        let (Some((w0, perm)), Some((w1, _))) = (&b.wdl_perm[0], &b.wdl_perm[1]) else {
+            return Err(Error::Other(
+                "shared leading group without WDL sub-tables".into(),
+            ));
         };
+        let (i0, i1) = (&self.wdl.subs[*w0], &self.wdl.subs[*w1]);
+        let n = pos.n;
+        let mut s0 = [0u8; MAX];
+        for (slot, &d) in perm[..n].iter().enumerate() {
+            s0[slot] = pos.sq[usize::from(d)];
+        }
+        let lead = i0
+            .codec
+            .encode_lead(&mut s0[..n])
+            .ok_or_else(|| Error::Other("legal position without a WDL index".into()))?;
+        let mut s1 = [0u8; MAX];
+        for (t, &u) in map[..n].iter().enumerate() {
+            s1[t] = s0[usize::from(u)];
+        }
+        let x0 = i0.codec.encode_rest(&mut s0[..n], lead);
+        let x1 = i1.codec.encode_rest(&mut s1[..n], lead);
+        Ok([
+            raw[cidx(b.side)][(i0.start + x0) as usize],
+            raw[cidx(!b.side)][(i1.start + x1) as usize],
+        ])
+    }
+
+    /// The WDL code of a legal placement and side to move (pass 1): the
+    /// stored value made exact with the captures.
+    #[inline]
+    fn wdl_code(&self, b: &Block, pos: &Pos, turn: Color, stored: u8) -> Result<u8> {
         let mut best: Option<u8> = None;
         let mut failure = None;
         pos.for_each_move(turn, Kind::Captures, |m| {

@@ -299,9 +299,25 @@ impl Pos {
 
     /// Whether `turn` has a legal move.
     pub(crate) fn has_move(&self, turn: Color) -> bool {
+        // Most positions that ask are in check, and the king can usually
+        // step away: try its moves before generating every move.
+        let occ = self.occupied();
+        let own = self.color_bb(turn);
+        let k = self.slot_at(self.king(turn));
+        let mut t = attacks::king_attacks(sq(self.sq[usize::from(k)])).0 & !own.0;
+        while t != 0 {
+            let to = t.trailing_zeros() as u8;
+            t &= t - 1;
+            let cap = if occ.0 & (1 << to) != 0 {
+                self.slot_at(to)
+            } else {
+                NONE
+            };
+            if self.safe(turn, usize::from(k), to, cap, occ) {
+                return true;
+            }
+        }
         let mut any = false;
-        // Move generation is cheap enough; positions asking are rare
-        // (checked and lost).
         self.for_each_move(turn, Kind::All, |_| any = true);
         any
     }

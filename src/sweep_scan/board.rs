@@ -29,6 +29,8 @@ pub(crate) enum Kind {
     Quiet,
     /// Captures only (promotions with capture included).
     Captures,
+    /// Pawn moves that capture nothing (promotions included).
+    Pushes,
 }
 
 /// A legal move.
@@ -42,8 +44,6 @@ pub(crate) struct Mv {
     pub(crate) cap: u8,
     /// Promotion role.
     pub(crate) promo: Option<Role>,
-    /// A pawn move (zeroing).
-    pub(crate) pawn: bool,
     /// A pawn double step: the square it passed over.
     pub(crate) ep: Option<u8>,
 }
@@ -196,8 +196,11 @@ impl Pos {
             let from = self.sq[i];
             if p.role == Role::Pawn {
                 if kind != Kind::Quiet {
-                    self.pawn_moves(turn, i, occ, theirs, kind == Kind::Captures, &check, &mut f);
+                    self.pawn_moves(turn, i, occ, theirs, kind, &check, &mut f);
                 }
+                continue;
+            }
+            if kind == Kind::Pushes {
                 continue;
             }
             let s = sq(from);
@@ -213,7 +216,7 @@ impl Pos {
             match kind {
                 Kind::Quiet => t &= !theirs.0,
                 Kind::Captures => t &= theirs.0,
-                Kind::All => {}
+                Kind::All | Kind::Pushes => {}
             }
             while t != 0 {
                 let to = t.trailing_zeros() as u8;
@@ -229,7 +232,6 @@ impl Pos {
                         to,
                         cap,
                         promo: None,
-                        pawn: false,
                         ep: None,
                     });
                 }
@@ -244,7 +246,7 @@ impl Pos {
         i: usize,
         occ: Bitboard,
         theirs: Bitboard,
-        captures_only: bool,
+        kind: Kind,
         check: &Check,
         f: &mut impl FnMut(Mv),
     ) {
@@ -264,7 +266,6 @@ impl Pos {
                         to,
                         cap,
                         promo: Some(r),
-                        pawn: true,
                         ep: None,
                     });
                 }
@@ -274,13 +275,12 @@ impl Pos {
                     to,
                     cap,
                     promo: None,
-                    pawn: true,
                     ep,
                 });
             }
         };
         let one = (from as i8 + step) as u8;
-        if !captures_only && !occ.contains(sq(one)) {
+        if kind != Kind::Captures && !occ.contains(sq(one)) {
             emit(one, NONE, None);
             if from >> 3 == start_rank {
                 let two = (one as i8 + step) as u8;
@@ -288,6 +288,9 @@ impl Pos {
                     emit(two, NONE, Some(one));
                 }
             }
+        }
+        if kind == Kind::Pushes {
+            return;
         }
         let mut t = attacks::pawn_attacks(turn, sq(from)).0 & theirs.0;
         while t != 0 {
@@ -347,7 +350,6 @@ impl Pos {
                     to: ep,
                     cap: victim,
                     promo: None,
-                    pawn: true,
                     ep: None,
                 });
             }

@@ -369,8 +369,8 @@ impl Sweep {
         }
         let mut found = false;
         let mut failure = None;
-        pos.for_each_move(turn, Kind::All, |m| {
-            if found || failure.is_some() || !m.pawn || m.cap != super::board::NONE {
+        pos.for_each_move(turn, Kind::Pushes, |m| {
+            if found || failure.is_some() {
                 return;
             }
             match self.wdl_after_zeroing(&pos.after(m), !turn, m.ep) {

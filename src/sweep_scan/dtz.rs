@@ -32,7 +32,7 @@ use shakmaty::{Color, Role};
 
 use super::{
     board::{Kind, Pos},
-    codec::{Counts, Located, TableCodec, MAX},
+    codec::{Counts, Located, TableCodec, Units, MAX},
     table_error,
     wdl::{flip, CaptureRoute, Closure, BLESSED, CURSED, DRAW, LOSS, WIN},
     Progress,
@@ -311,6 +311,34 @@ impl Sweep {
         Pos::new(&codec.pieces, &squares)
     }
 
+    /// Calls `f(local index, position)` for every placement of one work
+    /// unit of block `b` (see [`super::codec::SubCodec::walk`]) and reports the unit's
+    /// placements to `progress`. The position is built once per unit: the
+    /// pieces stay, only the squares change.
+    ///
+    /// # Errors
+    ///
+    /// The first error `f` returns.
+    pub(crate) fn walk_unit<E>(
+        &self,
+        b: &Block,
+        units: Units,
+        unit: u64,
+        progress: &Progress,
+        mut f: impl FnMut(usize, &Pos) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        let codec = &self.dtz.subs[b.sub].codec;
+        let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
+        let mut n = 0;
+        let walked = codec.walk(units, unit, |local, squares| {
+            n += 1;
+            pos.sq = *squares;
+            f(local as usize, &pos)
+        });
+        progress.add(n);
+        walked
+    }
+
     /// Global index and half (0 stored, 1 unstored) of a located position.
     #[inline]
     fn global(&self, loc: Located, turn: Color) -> (usize, usize) {
@@ -403,53 +431,36 @@ impl Sweep {
             .map(|_| [AtomicU8::new(ILLEGAL), AtomicU8::new(ILLEGAL)])
             .collect();
         for b in &self.blocks {
-            let codec = &self.dtz.subs[b.sub].codec;
-            let units = codec.units();
-            (0..units.count)
-                .into_par_iter()
-                .try_for_each(|unit| -> Result<()> {
-                    let mut n = 0;
-                    // The pieces stay; only the squares change.
-                    let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
-                    codec.walk(units, unit, |local, squares| -> Result<()> {
-                        let local = local as usize;
-                        pos.sq = *squares;
-                        let out = &w[b.base + local];
-                        let turns = [b.side, !b.side];
-                        let legal = [pos.legal(turns[0]), !self.symmetric && pos.legal(turns[1])];
-                        let stored = match b.shared_lead {
-                            Some(map) if legal == [true, true] => {
-                                self.stored_wdl_shared(&raw, b, &map, &pos)?
-                            }
-                            _ => {
-                                let mut stored = [ILLEGAL; 2];
-                                for half in 0..2 {
-                                    if legal[half] {
-                                        stored[half] = self.stored_wdl(
-                                            &raw,
-                                            b,
-                                            half,
-                                            local,
-                                            &pos,
-                                            turns[half],
-                                        )?;
-                                    }
-                                }
-                                stored
-                            }
-                        };
-                        for (half, cell) in out.iter().enumerate() {
-                            if legal[half] {
-                                let code = self.wdl_code(b, &pos, turns[half], stored[half])?;
-                                cell.store(code, Relaxed);
-                            }
+            let units = self.dtz.subs[b.sub].codec.units();
+            (0..units.count).into_par_iter().try_for_each(|unit| {
+                self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
+                    let out = &w[b.base + local];
+                    let turns = [b.side, !b.side];
+                    let legal = [pos.legal(turns[0]), !self.symmetric && pos.legal(turns[1])];
+                    let stored = match b.shared_lead {
+                        Some(map) if legal == [true, true] => {
+                            self.stored_wdl_shared(&raw, b, &map, pos)?
                         }
-                        n += 1;
-                        Ok(())
-                    })?;
-                    progress.add(n);
+                        _ => {
+                            let mut stored = [ILLEGAL; 2];
+                            for half in 0..2 {
+                                if legal[half] {
+                                    stored[half] =
+                                        self.stored_wdl(&raw, b, half, local, pos, turns[half])?;
+                                }
+                            }
+                            stored
+                        }
+                    };
+                    for (half, cell) in out.iter().enumerate() {
+                        if legal[half] {
+                            let code = self.wdl_code(b, pos, turns[half], stored[half])?;
+                            cell.store(code, Relaxed);
+                        }
+                    }
                     Ok(())
-                })?;
+                })
+            })?;
         }
         // Same layout: the vector is reused in place.
         let w = w
@@ -681,30 +692,23 @@ impl Sweep {
             return Ok(());
         }
         for b in &self.blocks {
-            let codec = &self.dtz.subs[b.sub].codec;
-            let units = codec.units();
-            (0..units.count)
-                .into_par_iter()
-                .try_for_each(|unit| -> Result<()> {
-                    let mut n = 0;
-                    codec.walk(units, unit, |local, squares| -> Result<()> {
-                        n += 1;
-                        let j = b.base + local as usize;
-                        let (v, rounded) = self.unstored_raw(b, squares, self.w[j][1])?;
-                        self.vals[1][j].store(v, Relaxed);
-                        if rounded {
-                            self.flags[j].fetch_or(ROUNDED[1] | PENDING[1], Relaxed);
-                        }
-                        Ok(())
-                    })?;
-                    progress.add(n);
+            let units = self.dtz.subs[b.sub].codec.units();
+            (0..units.count).into_par_iter().try_for_each(|unit| {
+                self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
+                    let j = b.base + local;
+                    let (v, rounded) = self.unstored_raw(b, pos, self.w[j][1])?;
+                    self.vals[1][j].store(v, Relaxed);
+                    if rounded {
+                        self.flags[j].fetch_or(ROUNDED[1] | PENDING[1], Relaxed);
+                    }
                     Ok(())
-                })?;
+                })
+            })?;
         }
         Ok(())
     }
 
-    fn unstored_raw(&self, b: &Block, squares: &[u8; MAX], code: u8) -> Result<(i16, bool)> {
+    fn unstored_raw(&self, b: &Block, pos: &Pos, code: u8) -> Result<(i16, bool)> {
         if code == ILLEGAL {
             return Ok((0, false));
         }
@@ -720,8 +724,7 @@ impl Sweep {
         if s > 0 && code & ZB != 0 {
             return Ok((zero_score(wdl), false));
         }
-        let pos = Pos::new(&self.dtz.subs[b.sub].codec.pieces, squares);
-        if s > 0 && self.pawn_win(&pos, turn, wdl)? {
+        if s > 0 && self.pawn_win(pos, turn, wdl)? {
             return Ok((zero_score(wdl), false));
         }
         // Best (magnitude, rounded) so far; a loser can always zero.

@@ -398,18 +398,14 @@ fn count(sweep: &Sweep, plan: &ScanPlan, progress: &Progress) -> Result<ScanStat
             .fold(
                 || [Acc::default(), Acc::default()],
                 |mut acc, unit| {
-                    let mut n = 0;
-                    let mut pos = Pos::new(&codec.pieces, &[0; codec::MAX]);
-                    let walked = codec.walk(units, unit, |local, squares| {
-                        n += 1;
-                        let j = b.base + local as usize;
+                    let walked = sweep.walk_unit(b, units, unit, progress, |local, pos| {
+                        let j = b.base + local;
                         let codes = sweep.w[j];
                         if codes[0] == ILLEGAL && (sweep.symmetric || codes[1] == ILLEGAL) {
                             return Ok::<(), std::convert::Infallible>(());
                         }
-                        pos.sq = *squares;
                         let images = u64::from(codec.images(&pos.sq[..pos.n]));
-                        let diag = if !has_pawns && on_one_diagonal(&pos) {
+                        let diag = if !has_pawns && on_one_diagonal(pos) {
                             2
                         } else {
                             1
@@ -433,12 +429,12 @@ fn count(sweep: &Sweep, plan: &ScanPlan, progress: &Progress) -> Result<ScanStat
                             if sweep.symmetric {
                                 // White to move as stored; Black to move is
                                 // its colour-flipped image.
-                                ctx.record(&mut acc, &pos, turn, false, wdl, mag, images, diag);
-                                ctx.record(&mut acc, &pos, turn, true, wdl, mag, images, diag);
+                                ctx.record(&mut acc, pos, turn, false, wdl, mag, images, diag);
+                                ctx.record(&mut acc, pos, turn, true, wdl, mag, images, diag);
                             } else {
                                 ctx.record(
                                     &mut acc,
-                                    &pos,
+                                    pos,
                                     turn,
                                     ctx.user_flipped,
                                     wdl,
@@ -451,7 +447,6 @@ fn count(sweep: &Sweep, plan: &ScanPlan, progress: &Progress) -> Result<ScanStat
                         Ok(())
                     });
                     let Ok(()) = walked;
-                    progress.add(n);
                     acc
                 },
             )

@@ -600,6 +600,24 @@ impl Cursor<'_> {
     }
 }
 
+/// For each slot of `to`, a distinct slot of `from` holding the same piece:
+/// the map from one piece order to another. `lead`, if given, is the slot
+/// of `from` holding the leading pawn, which goes to slot 0 of `to` and
+/// nowhere else. `None` if the pieces differ.
+pub(crate) fn slot_map(to: &[Piece], from: &[Piece], lead: Option<usize>) -> Option<[u8; MAX]> {
+    let mut map = [0u8; MAX];
+    let mut used = [false; MAX];
+    for (t, piece) in to.iter().enumerate() {
+        let q = match lead {
+            Some(l) if t == 0 => l,
+            _ => (0..from.len()).find(|&q| !used[q] && from[q] == *piece && Some(q) != lead)?,
+        };
+        used[q] = true;
+        map[t] = q as u8;
+    }
+    Some(map)
+}
+
 /// Piece counts by colour and role (`role as usize - 1`).
 pub(crate) type Counts = [[u8; 6]; 2];
 

@@ -32,7 +32,7 @@ use shakmaty::{Color, Role};
 
 use super::{
     board::{Kind, Pos},
-    codec::{Counts, Located, TableCodec, Units, MAX},
+    codec::{slot_map, Counts, Located, TableCodec, Units, MAX},
     table_error,
     wdl::{flip, CaptureRoute, Closure, BLESSED, CURSED, DRAW, LOSS, WIN},
     Progress,
@@ -221,22 +221,9 @@ impl Sweep {
                     })?;
                     let wp = &wdl.subs[ws].codec.pieces;
                     let dp = &info.codec.pieces;
-                    let mut perm = [0u8; MAX];
-                    let mut used = [false; MAX];
-                    for (slot, piece) in wp.iter().enumerate() {
-                        // The leading pawn stays first.
-                        let from = if slot == 0 && dtz.has_pawns {
-                            Some(0)
-                        } else {
-                            (0..dp.len()).find(|&d| {
-                                !used[d] && dp[d] == *piece && !(d == 0 && dtz.has_pawns)
-                            })
-                        };
-                        let d =
-                            from.ok_or_else(|| bad(wdl_file.material(), "piece lists differ"))?;
-                        used[d] = true;
-                        perm[slot] = d as u8;
-                    }
+                    // The leading pawn stays first.
+                    let perm = slot_map(wp, dp, dtz.has_pawns.then_some(0))
+                        .ok_or_else(|| bad(wdl_file.material(), "piece lists differ"))?;
                     let identity = perm[..dp.len()]
                         .iter()
                         .enumerate()
@@ -250,13 +237,17 @@ impl Sweep {
                     let (c0, c1) = (&wdl.subs[*w0].codec, &wdl.subs[*w1].codec);
                     let n = c0.pieces.len();
                     let lead = c0.lens[0];
+                    // The DTZ slot p1[t] sits at slot map[t] of the
+                    // stored side's WDL order.
                     let mut map = [0u8; MAX];
+                    let mut found = true;
                     for t in 0..n {
-                        // The DTZ slot p1[t] sits at slot u of the stored
-                        // side's WDL order.
-                        map[t] = p0[..n].iter().position(|&d| d == p1[t]).unwrap_or(0) as u8;
+                        match p0[..n].iter().position(|&d| d == p1[t]) {
+                            Some(u) => map[t] = u as u8,
+                            None => found = false,
+                        }
                     }
-                    (c0.same_lead(c1) && p0[..lead] == p1[..lead]).then_some(map)
+                    (found && c0.same_lead(c1) && p0[..lead] == p1[..lead]).then_some(map)
                 }
                 _ => None,
             };

@@ -13,7 +13,7 @@ use shakmaty::{Color, Piece};
 
 use super::{
     board::{Kind, Pos},
-    codec::{counts_of, parse_counts, Counts, TableCodec, MAX},
+    codec::{counts_of, parse_counts, slot_map, Counts, TableCodec, MAX},
     table_error,
 };
 use crate::{
@@ -196,18 +196,7 @@ impl Closure {
             let Some(sub) = codec.sub_of(file as u8, side) else {
                 continue;
             };
-            let mut perm = [0u8; MAX];
-            let mut used = [false; MAX];
-            for (t, piece) in codec.subs[sub].codec.pieces.iter().enumerate() {
-                let q = if t == 0 && lead.is_some() {
-                    lead?
-                } else {
-                    (0..framed.len())
-                        .find(|&q| !used[q] && framed[q] == *piece && Some(q) != lead)?
-                };
-                used[q] = true;
-                perm[t] = q as u8;
-            }
+            let perm = slot_map(&codec.subs[sub].codec.pieces, &framed, lead)?;
             *out = Some((sub, perm));
         }
         Some(CaptureRoute {

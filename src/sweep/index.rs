@@ -558,21 +558,7 @@ impl Encoding {
         debug_assert!(idx < self.size);
         let digit = |g: usize| (idx / self.factors[g]) % self.radix[g];
 
-        let v = digit(0);
-        match self.lead {
-            Lead::Pawns { file } => decode_lead_pawns(v, self.lens[0], file, squares),
-            Lead::ThreeUnique => {
-                let (s0, s1, s2) = decode_three_unique(v);
-                squares[0] = s0;
-                squares[1] = s1;
-                squares[2] = s2;
-            }
-            Lead::Kings => {
-                let (s0, s1) = INV_KK[v as usize];
-                squares[0] = s0;
-                squares[1] = s1;
-            }
-        }
+        decode_lead(self.lead, self.lens[0], digit(0), squares);
 
         let mut group_sq = self.lens[0];
         for g in 1..self.lens.len() {
@@ -631,9 +617,28 @@ pub(crate) fn largest_below(n: u64, k: usize, upper: u64) -> u64 {
     lo
 }
 
+/// The squares of a leading group of `lc` pieces from its digit `v`, into
+/// `squares[..lc]`: the inverse of the leading part of `Encoding::encode`.
+pub(crate) fn decode_lead(lead: Lead, lc: usize, v: u64, squares: &mut [u8; MAX_PIECES]) {
+    match lead {
+        Lead::Pawns { file } => decode_lead_pawns(v, lc, file, squares),
+        Lead::ThreeUnique => {
+            let (s0, s1, s2) = decode_three_unique(v);
+            squares[0] = s0;
+            squares[1] = s1;
+            squares[2] = s2;
+        }
+        Lead::Kings => {
+            let (s0, s1) = INV_KK[v as usize];
+            squares[0] = s0;
+            squares[1] = s1;
+        }
+    }
+}
+
 /// Inverse of the leading-pawns part of `Encoding::encode`: the `lc`
 /// leading pawns of digit `v` on the file `file` (0..4) into `squares[..lc]`.
-pub(crate) fn decode_lead_pawns(v: u64, lc: usize, file: u8, squares: &mut [u8; MAX_PIECES]) {
+fn decode_lead_pawns(v: u64, lc: usize, file: u8, squares: &mut [u8; MAX_PIECES]) {
     let mut sq0 = file;
     for rank in 1..7u8 {
         let sq = file + 8 * rank;

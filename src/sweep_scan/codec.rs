@@ -18,22 +18,11 @@ use shakmaty::{Color, Piece, Role};
 use crate::sweep::SweepTable;
 
 use crate::sweep::index::{
-    binom, decode_lead_pawns, decode_three_unique, file_of, flip_diagonal, largest_below, offdiag,
-    rank_of, INV_KK, KINGS_SIZE, KK_IDX, LOWER, PAWNS, THREE_UNIQUE_SIZE, TRIANGLE, Z0,
+    binom, decode_lead, file_of, flip_diagonal, largest_below, offdiag, rank_of, Lead, KINGS_SIZE,
+    KK_IDX, LOWER, PAWNS, THREE_UNIQUE_SIZE, TRIANGLE, Z0,
 };
 /// At most this many pieces.
 pub(crate) use crate::sweep::index::{map_pawn, MAX_PIECES as MAX};
-
-/// How the leading group is encoded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Lead {
-    /// Leading pawns of one colour.
-    Pawns,
-    /// Three unique pieces.
-    ThreeUnique,
-    /// The two kings.
-    Kings,
-}
 
 /// The encoding of one sub-table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +35,6 @@ pub(crate) struct SubCodec {
     radix: Vec<u64>,
     pub(crate) lead: Lead,
     pp: bool,
-    file: u8,
     /// Number of indices.
     pub(crate) size: u64,
 }
@@ -63,7 +51,7 @@ impl SubCodec {
             .filter(|&(i, p)| count(*p) == 1 && !pieces[..i].contains(p))
             .count();
         let (lead, first_len) = if has_pawns {
-            (Lead::Pawns, 0)
+            (Lead::Pawns { file }, 0)
         } else if unique >= 3 {
             (Lead::ThreeUnique, 3)
         } else if unique == 2 {
@@ -101,7 +89,7 @@ impl SubCodec {
         while next < n || k == order[0] || k == order[1] {
             let g = if k == order[0] {
                 radix[0] = match lead {
-                    Lead::Pawns => PAWNS.lead_pawns_size[lens[0]][usize::from(file)],
+                    Lead::Pawns { .. } => PAWNS.lead_pawns_size[lens[0]][usize::from(file)],
                     Lead::ThreeUnique => THREE_UNIQUE_SIZE,
                     Lead::Kings => KINGS_SIZE,
                 };
@@ -139,7 +127,6 @@ impl SubCodec {
             radix,
             lead,
             pp,
-            file,
             size: idx,
         })
     }
@@ -155,14 +142,11 @@ impl SubCodec {
     }
 
     /// Whether `other` encodes its leading group as this codec does (same
-    /// pieces, same kind): then [`SubCodec::encode_lead`] of one serves
+    /// pieces, same kind, same pawn file): then [`SubCodec::encode_lead`] of one serves
     /// both.
     pub(crate) fn same_lead(&self, other: &SubCodec) -> bool {
         let n = self.lens[0];
-        self.lead == other.lead
-            && other.lens[0] == n
-            && self.pieces[..n] == other.pieces[..n]
-            && self.file == other.file
+        self.lead == other.lead && other.lens[0] == n && self.pieces[..n] == other.pieces[..n]
     }
 
     /// The first part of [`SubCodec::encode`]: canonicalises `squares` in
@@ -176,7 +160,7 @@ impl SubCodec {
             }
         }
         let idx = match self.lead {
-            Lead::Pawns => {
+            Lead::Pawns { .. } => {
                 let lc = self.lens[0];
                 let mut idx = PAWNS.lead_pawn_idx[lc][usize::from(squares[0])];
                 squares[1..lc].sort_unstable_by_key(|sq| map_pawn(*sq));
@@ -454,7 +438,7 @@ impl SubCodec {
     #[inline]
     fn fill(&self, digits: &[u64; MAX], from: usize, to: usize, squares: &mut [u8; MAX]) {
         if from == 0 {
-            self.fill_lead(digits[0], squares);
+            decode_lead(self.lead, self.lens[0], digits[0], squares);
         }
         let first = from.max(1);
         let mut group_sq: usize = self.lens[..first].iter().sum();
@@ -493,25 +477,6 @@ impl SubCodec {
         }
     }
 
-    /// The squares of the leading group from its digit `v`.
-    #[inline]
-    fn fill_lead(&self, v: u64, squares: &mut [u8; MAX]) {
-        match self.lead {
-            Lead::Pawns => decode_lead_pawns(v, self.lens[0], self.file, squares),
-            Lead::ThreeUnique => {
-                let (s0, s1, s2) = decode_three_unique(v);
-                squares[0] = s0;
-                squares[1] = s1;
-                squares[2] = s2;
-            }
-            Lead::Kings => {
-                let (s0, s1) = INV_KK[v as usize];
-                squares[0] = s0;
-                squares[1] = s1;
-            }
-        }
-    }
-
     /// Number of placements a canonical placement (`squares` as decoded)
     /// stands for on the full board, for one side to move: 8 images without
     /// pawns (4 when the leading group lies on the a1-h8 diagonal: the
@@ -521,7 +486,7 @@ impl SubCodec {
     #[inline]
     pub(crate) fn images(&self, squares: &[u8]) -> u32 {
         match self.lead {
-            Lead::Pawns => {
+            Lead::Pawns { .. } => {
                 let mirror = squares[0] ^ 7;
                 if squares[1..self.lens[0]].contains(&mirror) {
                     1

@@ -31,6 +31,8 @@ pub(crate) enum Kind {
     Captures,
     /// Pawn moves that capture nothing (promotions included).
     Pushes,
+    /// King moves (captures included).
+    King,
 }
 
 /// A legal move.
@@ -193,6 +195,9 @@ impl Pos {
             if p.color != turn {
                 continue;
             }
+            if kind == Kind::King && p.role != Role::King {
+                continue;
+            }
             let from = self.sq[i];
             if p.role == Role::Pawn {
                 if kind != Kind::Quiet {
@@ -216,7 +221,7 @@ impl Pos {
             match kind {
                 Kind::Quiet => t &= !theirs.0,
                 Kind::Captures => t &= theirs.0,
-                Kind::All | Kind::Pushes => {}
+                Kind::All | Kind::Pushes | Kind::King => {}
             }
             while t != 0 {
                 let to = t.trailing_zeros() as u8;
@@ -304,24 +309,11 @@ impl Pos {
     pub(crate) fn has_move(&self, turn: Color) -> bool {
         // Most positions that ask are in check, and the king can usually
         // step away: try its moves before generating every move.
-        let occ = self.occupied();
-        let own = self.color_bb(turn);
-        let k = self.slot_at(self.king(turn));
-        let mut t = attacks::king_attacks(sq(self.sq[usize::from(k)])).0 & !own.0;
-        while t != 0 {
-            let to = t.trailing_zeros() as u8;
-            t &= t - 1;
-            let cap = if occ.0 & (1 << to) != 0 {
-                self.slot_at(to)
-            } else {
-                NONE
-            };
-            if self.safe(turn, usize::from(k), to, cap, occ) {
-                return true;
-            }
-        }
         let mut any = false;
-        self.for_each_move(turn, Kind::All, |_| any = true);
+        self.for_each_move(turn, Kind::King, |_| any = true);
+        if !any {
+            self.for_each_move(turn, Kind::All, |_| any = true);
+        }
         any
     }
 

@@ -274,7 +274,10 @@ impl SubCodec {
     /// where the groups allow it), and the unit's indices span little more
     /// than its size. Otherwise (the group that varies fastest in index
     /// order comes first in the squares' order, so a walk by groups would
-    /// stride through memory) in index order, in chunks.
+    /// stride through memory) in index order, in chunks: with the fastest
+    /// group innermost where it is a single piece after the leading group
+    /// (as in the pawn tables, whose leading pawn varies slowest), else
+    /// with a cursor.
     pub(crate) fn units(&self) -> Units {
         let n = self.lens.len();
         let mut split = 1;
@@ -287,15 +290,23 @@ impl SubCodec {
                 .map(|g| (self.radix[g] - 1) * self.factors[g])
                 .sum::<u64>();
         if span <= 2 * size {
-            Units {
-                split,
+            return Units {
+                order: Order::Groups { split },
                 count: self.radix[..split].iter().product(),
+            };
+        }
+        match (1..n).find(|&g| self.factors[g] == 1 && self.lens[g] == 1) {
+            Some(group) => {
+                let per_unit = (INDEX_CHUNK / self.radix[group]).max(1);
+                Units {
+                    order: Order::Fastest { group, per_unit },
+                    count: (self.size / self.radix[group]).div_ceil(per_unit),
+                }
             }
-        } else {
-            Units {
-                split: 0,
+            None => Units {
+                order: Order::Index,
                 count: self.size.div_ceil(INDEX_CHUNK),
-            }
+            },
         }
     }
 
@@ -303,8 +314,9 @@ impl SubCodec {
     /// (see [`SubCodec::units`]), squares as [`SubCodec::decode`] gives
     /// them. By groups, the last group varies fastest: its squares are
     /// picked from a list of the squares the earlier groups leave free, so
-    /// a step costs a look-up, not a decode. In index order, a cursor
-    /// recomputes the groups from the first one whose digit changed.
+    /// a step costs a look-up, not a decode. In index order, see
+    /// [`SubCodec::walk_fastest`]; else a cursor recomputes the groups from
+    /// the first one whose digit changed.
     ///
     /// # Errors
     ///
@@ -315,19 +327,24 @@ impl SubCodec {
         unit: u64,
         mut f: impl FnMut(u64, &[u8; MAX]) -> Result<(), E>,
     ) -> Result<(), E> {
-        let split = units.split;
-        if split == 0 {
-            let first = unit * INDEX_CHUNK;
-            let last = (first + INDEX_CHUNK).min(self.size);
-            let mut cursor = self.cursor(first);
-            for local in first..last {
-                if local > first {
-                    cursor.advance();
-                }
-                f(local, &cursor.squares)?;
+        let split = match units.order {
+            Order::Groups { split } => split,
+            Order::Fastest { group, per_unit } => {
+                return self.walk_fastest(group, per_unit, unit, f);
             }
-            return Ok(());
-        }
+            Order::Index => {
+                let first = unit * INDEX_CHUNK;
+                let last = (first + INDEX_CHUNK).min(self.size);
+                let mut cursor = self.cursor(first);
+                for local in first..last {
+                    if local > first {
+                        cursor.advance();
+                    }
+                    f(local, &cursor.squares)?;
+                }
+                return Ok(());
+            }
+        };
         let mut digits = [0u64; MAX];
         let mut rest = unit;
         for g in (0..split).rev() {
@@ -340,6 +357,87 @@ impl SubCodec {
         let placed: usize = self.lens[..split].iter().sum();
         let occ = squares[..placed].iter().fold(0u64, |o, &s| o | 1 << s);
         self.walk_group(split, placed, occ, base, &mut squares, &mut f)
+    }
+
+    /// The walk in index order where group `fg`, a single piece, varies
+    /// fastest (factor 1). An order-preserving map between boards carries
+    /// the placements over: with the earlier groups' squares P fixed, the
+    /// piece of group `fg` at rank t among the squares outside P, and the
+    /// later groups decoded on a board of their own with t and P removed
+    /// (virtual squares v, which depend on their digits alone), the real
+    /// square of v is the (v + [v >= t])-th square outside P. So the later
+    /// groups are decoded once per `radix[fg]` placements, and each
+    /// placement costs a table look-up per piece.
+    fn walk_fastest<E>(
+        &self,
+        fg: usize,
+        per_unit: u64,
+        unit: u64,
+        mut f: impl FnMut(u64, &[u8; MAX]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let n = self.lens.len();
+        let radix = self.radix[fg];
+        let first = unit * per_unit;
+        let last = (first + per_unit).min(self.size / radix);
+        let mut digits = [0u64; MAX];
+        for (g, d) in digits.iter_mut().enumerate().take(n) {
+            *d = (first * radix / self.factors[g]) % self.radix[g];
+        }
+        // The other groups, fastest first.
+        let mut order = [0usize; MAX];
+        let mut m = 0;
+        for g in 0..n {
+            if g != fg {
+                order[m] = g;
+                m += 1;
+            }
+        }
+        order[..m].sort_unstable_by_key(|&g| self.factors[g]);
+        let at: usize = self.lens[..fg].iter().sum();
+        let count: usize = self.lens.iter().sum();
+        let offset = if self.pp && fg == 1 { 8 } else { 0 };
+        let mut squares = [0u8; MAX];
+        let mut virt = [0u8; MAX];
+        let mut outside = [0u8; 64];
+        let mut changed = usize::MAX;
+        for o in first..last {
+            if o > first {
+                changed = 0;
+                for &g in &order[..m] {
+                    changed |= 1 << g;
+                    digits[g] += 1;
+                    if digits[g] < self.radix[g] {
+                        break;
+                    }
+                    digits[g] = 0;
+                }
+            }
+            // The groups before `fg`, and the squares outside them.
+            if let Some(low) = (0..fg).find(|&g| changed & 1 << g != 0) {
+                self.fill(&digits, low, fg, &mut squares);
+                let occ = squares[..at].iter().fold(0u64, |o, &s| o | 1 << s);
+                let mut k = 0;
+                for sq in 0..64u8 {
+                    if occ & 1 << sq == 0 {
+                        outside[k] = sq;
+                        k += 1;
+                    }
+                }
+            }
+            if let Some(low) = (fg + 1..n).find(|&g| changed & 1 << g != 0) {
+                self.fill_from(&digits, low, n, &mut virt, at + 1);
+            }
+            for d in 0..radix {
+                let t = d as u8 + offset;
+                squares[at] = outside[usize::from(t)];
+                for k in at + 1..count {
+                    let v = virt[k];
+                    squares[k] = outside[usize::from(v + u8::from(v >= t))];
+                }
+                f(o * radix + d, &squares)?;
+            }
+        }
+        Ok(())
     }
 
     /// A cursor at `idx`, for decoding consecutive indices.
@@ -437,6 +535,21 @@ impl SubCodec {
     /// squares of earlier groups are in place).
     #[inline]
     fn fill(&self, digits: &[u64; MAX], from: usize, to: usize, squares: &mut [u8; MAX]) {
+        self.fill_from(digits, from, to, squares, 0);
+    }
+
+    /// [`SubCodec::fill`] on a board without the squares of the slots
+    /// before `occupied_from` (which must not exceed the slots of groups
+    /// before `from`): the squares of the slots from there on occupy it.
+    #[inline]
+    fn fill_from(
+        &self,
+        digits: &[u64; MAX],
+        from: usize,
+        to: usize,
+        squares: &mut [u8; MAX],
+        occupied_from: usize,
+    ) {
         if from == 0 {
             decode_lead(self.lead, self.lens[0], digits[0], squares);
         }
@@ -445,8 +558,10 @@ impl SubCodec {
         // The squares placed so far, sorted (insertion sort on a
         // fixed-size array: no memcpy, no allocation).
         let mut sorted = [u8::MAX; MAX];
-        for k in 0..group_sq {
-            insert(&mut sorted, k, squares[k]);
+        let mut placed = 0;
+        for k in occupied_from..group_sq {
+            insert(&mut sorted, placed, squares[k]);
+            placed += 1;
         }
         for g in first..to {
             let len = self.lens[g];
@@ -463,7 +578,7 @@ impl SubCodec {
                 n -= binom(r, i + 1);
                 upper = r;
                 let mut sq = r as u8 + offset;
-                for &p in &sorted[..group_sq] {
+                for &p in &sorted[..placed] {
                     if p <= sq {
                         sq += 1;
                     }
@@ -471,7 +586,8 @@ impl SubCodec {
                 squares[group_sq + i] = sq;
             }
             for k in group_sq..group_sq + len {
-                insert(&mut sorted, k, squares[k]);
+                insert(&mut sorted, placed, squares[k]);
+                placed += 1;
             }
             group_sq += len;
         }
@@ -522,17 +638,34 @@ const INDEX_CHUNK: u64 = 1 << 15;
 /// How [`SubCodec::walk`] splits and orders a sub-table's placements.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Units {
-    /// Groups fixed within a unit; 0: index order, in chunks.
-    split: usize,
+    order: Order,
     /// Number of units.
     pub(crate) count: u64,
 }
 
+/// The order of a walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// By groups: the groups before `split` fixed per unit, the last
+    /// group fastest.
+    Groups { split: usize },
+    /// Index order, `per_unit` steps of the single-piece group `group`
+    /// (factor 1) per unit.
+    Fastest { group: usize, per_unit: u64 },
+    /// Index order with a cursor, in chunks.
+    Index,
+}
+
 impl Units {
-    /// Whether the walk goes by groups (else in index order).
+    /// The walk order, as a number: 0 index order with a cursor, 1 by
+    /// groups, 2 index order with the fastest group innermost.
     #[cfg(test)]
-    pub(crate) fn by_groups(&self) -> bool {
-        self.split > 0
+    pub(crate) fn mode(&self) -> usize {
+        match self.order {
+            Order::Index => 0,
+            Order::Groups { .. } => 1,
+            Order::Fastest { .. } => 2,
+        }
     }
 }
 

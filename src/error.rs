@@ -4,6 +4,7 @@
 //! Every variant renders as a single line, because the binary prints it after
 //! `error:` and scripts grep for it.
 
+use crate::sweep_scan::memory::Size;
 use std::{
     cell::{Cell, RefCell},
     fmt::{self, Write as _},
@@ -78,6 +79,15 @@ pub enum Error {
         /// The underlying error.
         error: io::Error,
     },
+    /// A sweep would need more memory than it may use.
+    Memory {
+        /// What needed it (`scan KRBNvKR`).
+        needed_for: String,
+        /// The most bytes the sweep would take.
+        needed: u64,
+        /// The bytes it may take.
+        limit: u64,
+    },
     /// Anything else; a bug or an unexpected state.
     Other(String),
 }
@@ -103,7 +113,7 @@ impl Error {
             Error::MissingTables { .. } | Error::Table { .. } | Error::TableDir { .. } => {
                 EXIT_TABLES
             }
-            Error::Output { .. } | Error::Other(_) => EXIT_OTHER,
+            Error::Output { .. } | Error::Memory { .. } | Error::Other(_) => EXIT_OTHER,
         }
     }
 
@@ -192,6 +202,18 @@ impl Error {
             Error::Output { path, error } => {
                 write!(f, "cannot write {}: {error}", path.display())
             }
+            Error::Memory {
+                needed_for,
+                needed,
+                limit,
+            } => write!(
+                f,
+                "{needed_for}: the sweep engine needs up to {needed} bytes ({}) of memory, \
+                 more than the {limit} bytes ({}) it may use (--memory-limit; default: \
+                 the memory available); scan --engine probe needs little memory",
+                Size(*needed),
+                Size(*limit)
+            ),
             Error::Other(msg) => write!(f, "{msg}"),
         }
     }

@@ -7,7 +7,7 @@
 mod common;
 mod hostile_common;
 
-use hostile_common::{expect_error, expect_ok, fiftymove_real, BAD_INPUT};
+use hostile_common::{expect_error, expect_ok, fiftymove_real, BAD_INPUT, OTHER};
 
 /// Bad FENs, with a fragment the message must contain.
 const BAD_FENS: &[(&str, &str)] = &[
@@ -255,6 +255,18 @@ fn bad_and_conflicting_flags_are_usage_errors() {
             &["--threads must be at least 1"],
         ),
         (
+            &["--memory-limit", "banana", "scan", "KRvK"],
+            &["--memory-limit \"banana\"", "512M"],
+        ),
+        (
+            &["--memory-limit", "0", "scan", "KRvK"],
+            &["--memory-limit"],
+        ),
+        (
+            &["--memory-limit", "1.5", "scan", "KRvK"],
+            &["--memory-limit"],
+        ),
+        (
             &["--threads", "abc", "probe", "8/8/8/8/8/8/8/R3K2k w - - 0 1"],
             &["'abc'", "--threads"],
         ),
@@ -357,4 +369,53 @@ fn help_and_version_are_not_errors() {
         let out = expect_ok(&mut cmd);
         assert!(!out.is_empty());
     }
+}
+
+/// The bytes a refused sweep says it needs, from its error line.
+fn needed_bytes(line: &str) -> u64 {
+    let rest = line
+        .split("needs up to ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no bound in {line:?}"));
+    rest.split(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_sweep_over_its_memory_limit_refuses_to_start_and_runs_at_it() {
+    // KQvKR: its own 4-piece table and the 3-piece tables of its captures.
+    let (mut cmd, _cache) = fiftymove_real();
+    let line = expect_error(
+        cmd.args(["--memory-limit", "1M", "scan", "KQvKR"]),
+        OTHER,
+        &["scan KQvKR", "1048576 bytes", "--engine probe"],
+    );
+    let needed = needed_bytes(&line);
+    // More than its own table's DTZ indices (7 bytes each) alone.
+    assert!(needed > 1 << 20, "{line}");
+    let (mut cmd, _cache) = fiftymove_real();
+    let below = (needed - 1).to_string();
+    expect_error(
+        cmd.args(["--memory-limit", &below, "scan", "KQvKR"]),
+        OTHER,
+        &[&format!("needs up to {needed} bytes")],
+    );
+    let (mut cmd, _cache) = fiftymove_real();
+    let at = needed.to_string();
+    let limited =
+        expect_ok(cmd.args(["--quiet", "--memory-limit", &at, "--json", "scan", "KQvKR"]));
+    let (mut cmd, _cache) = fiftymove_real();
+    let unlimited = expect_ok(cmd.args(["--quiet", "--json", "scan", "KQvKR"]));
+    assert_eq!(limited, unlimited);
+    // The probe engine holds no tables in memory: the limit does not
+    // concern it.
+    let (mut cmd, _cache) = fiftymove_real();
+    expect_ok(cmd.args([
+        "--quiet",
+        "--memory-limit",
+        "1M",
+        "scan",
+        "KRvK",
+        "--engine",
+        "probe",
+    ]));
 }

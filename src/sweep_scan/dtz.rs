@@ -288,6 +288,19 @@ impl Sweep {
         })
     }
 
+    /// The most memory the sweep takes, in bytes (the table files are
+    /// mapped, not counted): pass 1 holds 2 bytes per index and the WDL
+    /// file's decoded values (1 byte per index and side), the later passes
+    /// 7 bytes per index (two WDL codes, two DTZ values, flags), and the
+    /// closure's tables up to 2 bytes per index and side throughout (see
+    /// [`Closure::memory_bound`]).
+    pub(crate) fn memory_bound(&self) -> u64 {
+        let n = self.len() as u64;
+        let wdl = self.wdl_file.index_len(Color::White) + self.wdl_file.index_len(Color::Black);
+        let pass1 = (2 * n).saturating_add(wdl);
+        pass1.max(7 * n).saturating_add(self.closure.memory_bound())
+    }
+
     /// Number of global indices.
     pub(crate) fn len(&self) -> usize {
         self.blocks.iter().map(|b| b.len).sum()

@@ -28,6 +28,7 @@
 mod board;
 mod codec;
 mod dtz;
+pub(crate) mod memory;
 mod wdl;
 mod weights;
 
@@ -35,6 +36,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use shakmaty::Color;
+
+pub use self::memory::{parse_size, MemoryLimit};
 
 use self::{
     board::Pos,
@@ -117,10 +120,13 @@ impl Progress<'_> {
 ///
 /// [`Error::MissingTables`] if a table of the material's closure is
 /// missing; [`Error::Table`] for unreadable or damaged tables;
+/// [`Error::Memory`] if the sweep could take more memory than `memory`
+/// allows (checked from the table headers before any work);
 /// [`Error::Other`] if the tables contradict themselves.
 pub fn scan_with_sweep(
     inv: &Inventory,
     plan: &ScanPlan,
+    memory: MemoryLimit,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<ScanStats> {
     let material = plan.material;
@@ -144,6 +150,16 @@ pub fn scan_with_sweep(
         .collect();
     let closure = wdl::Closure::open(inv, &others, &label)?;
     let mut sweep = Sweep::new(wdl_file, dtz_file, closure)?;
+    let needed = sweep.memory_bound();
+    if let Some(limit) = memory.bytes() {
+        if needed > limit {
+            return Err(Error::Memory {
+                needed_for: format!("scan {label}"),
+                needed,
+                limit,
+            });
+        }
+    }
     let len = sweep.len() as u64;
     let progress = Progress {
         done: AtomicU64::new(0),

@@ -139,6 +139,23 @@ impl Closure {
         Ok(Closure { by_counts })
     }
 
+    /// The most memory the tables take, in bytes: decoded values and memo,
+    /// 1 byte each per index and side, for every table (each is decoded
+    /// only when a look-up first reaches it).
+    pub(crate) fn memory_bound(&self) -> u64 {
+        let mut seen: Vec<&Arc<ClosureTable>> = Vec::new();
+        let mut total = 0u64;
+        for (_, table) in &self.by_counts {
+            if seen.iter().any(|t| Arc::ptr_eq(t, table)) {
+                continue;
+            }
+            seen.push(table);
+            let len = table.file.index_len(Color::White) + table.file.index_len(Color::Black);
+            total = total.saturating_add(2 * len);
+        }
+        total
+    }
+
     /// The route of a capture (without promotion) of slot `captured` in a
     /// position whose slots hold `pieces` (file frame of the scanned
     /// table). `None` where no route applies (several leading pawns: which

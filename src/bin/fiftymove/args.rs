@@ -36,6 +36,12 @@ pub struct RawArgs {
     #[arg(long, global = true)]
     pub no_verify: bool,
 
+    /// Most memory a sweep (scan, claims, report) may take, as 512M, 8G or
+    /// bytes. Default: the memory the system reports available. A sweep
+    /// that could take more refuses to start.
+    #[arg(long, global = true, value_name = "SIZE")]
+    pub memory_limit: Option<String>,
+
     #[command(subcommand)]
     pub command: Command,
 }

@@ -59,7 +59,10 @@ impl StatsSource for EngineStats<'_> {
             what.push_str(&format!(" for {purpose}"));
         }
         let bar = progress_bar(self.global, fiftymove::sweep_scan::PROGRESS_UNITS, &what);
-        let stats = fiftymove::sweep_scan::scan_with_sweep(self.inv, plan, &|n| bar.inc(n));
+        let stats =
+            fiftymove::sweep_scan::scan_with_sweep(self.inv, plan, self.global.memory, &|n| {
+                bar.inc(n)
+            });
         bar.finish_and_clear();
         stats
     }

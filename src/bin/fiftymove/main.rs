@@ -23,6 +23,7 @@ use fiftymove::{
     probe::Prober,
     probe_scan::{scan_with_prober, ScanPlan},
     scan::{ScanStats, Shard},
+    sweep_scan::{parse_size, MemoryLimit},
     tables::{self, Inventory, Verification},
     Error,
 };
@@ -66,6 +67,8 @@ struct Global {
     quiet: bool,
     /// md5-check the files a command needs (`--no-verify` turns it off).
     verify: bool,
+    /// The most memory a sweep may take (`--memory-limit`).
+    memory: MemoryLimit,
 }
 
 impl Global {
@@ -170,11 +173,20 @@ fn run(raw: RawArgs) -> RunResult {
             .build_global()
             .map_err(|e| Error::Other(format!("cannot start {n} threads: {e}")))?;
     }
+    let memory = match raw.memory_limit.as_deref() {
+        None => MemoryLimit::Available,
+        Some(text) => MemoryLimit::Bytes(parse_size(text).ok_or_else(|| {
+            Error::Usage(format!(
+                "--memory-limit {text:?}: expected a size such as 512M, 8G or 1.5G"
+            ))
+        })?),
+    };
     let global = Global {
         table_dirs: tables::resolve_dirs(&raw.tables, std::env::var("SYZYGY_PATH").ok().as_deref()),
         json: raw.json,
         quiet: raw.quiet,
         verify: !raw.no_verify,
+        memory,
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
@@ -355,7 +367,10 @@ fn cmd_scan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResu
                     fiftymove::sweep_scan::PROGRESS_UNITS,
                     &format!("scan {}", plan.material),
                 );
-                let stats = fiftymove::sweep_scan::scan_with_sweep(&inv, plan, &|n| bar.inc(n))?;
+                let stats =
+                    fiftymove::sweep_scan::scan_with_sweep(&inv, plan, global.memory, &|n| {
+                        bar.inc(n)
+                    })?;
                 bar.finish_and_clear();
                 stats
             }

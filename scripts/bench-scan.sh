@@ -4,16 +4,18 @@
 # (96 s for KRBvKR, 8.5 min for KNNvKP, rebuilding each table with
 # statistics on a 2-core machine).
 #
-# The probe engine takes hours on a whole 5-piece table, so by default it
-# scans one shard (--probe-shard K/N, default 1/32) and its whole-table
-# time is extrapolated (x N), which the output says. The sweep engine is
+# The probe engine takes minutes to hours on a whole 5-piece table (on 2
+# cores about 6 minutes for KRBvKR, mostly draws, and 1.5 hours for
+# KNNvKP), so by default it scans one shard (--probe-shard K/N, default
+# 1/32) and its whole-table time is extrapolated (x N), which the output
+# says. The sweep engine is
 # timed on the whole table, and also run on the same shard: the two shard
 # results must be byte-identical.
 #
 # Options:
 #   --probe-shard K/N   the shard the probe engine scans (default 1/32)
 #   --compare           also run the probe engine on the whole tables and
-#                       require byte-identical JSON (hours)
+#                       require byte-identical JSON (KNNvKP: hours)
 #   --materials "A B"   other materials (default "KRBvKR KNNvKP")
 #   --threads N         worker threads for both engines (default: all)
 #
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
         --compare) compare=1; shift ;;
         --materials) materials="$2"; shift 2 ;;
         --threads) threads=(--threads "$2"); shift 2 ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done

@@ -5,7 +5,7 @@
 # statistics on a 2-core machine).
 #
 # The probe engine takes minutes to hours on a whole 5-piece table (on 2
-# cores about 6 minutes for KRBvKR, mostly draws, and 1.5 hours for
+# cores about 6 minutes for KRBvKR, mostly draws, and 80 minutes for
 # KNNvKP), so by default it scans one shard (--probe-shard K/N, default
 # 1/32) and its whole-table time is extrapolated (x N), which the output
 # says. The sweep engine is

@@ -172,9 +172,9 @@ fn knnvkp_shard_identical_to_the_probe_engine() {
 }
 
 /// Whole tables. On 2 cores the probe engine takes about 6 minutes for
-/// KRBvKR (mostly draws, which need no DTZ) and about 1.5 hours for KNNvKP.
+/// KRBvKR (mostly draws, which need no DTZ) and about 80 minutes for KNNvKP.
 #[test]
-#[ignore = "the probe engine takes 1.5 hours on the whole of KNNvKP; scripts/bench-scan.sh --compare runs it"]
+#[ignore = "the probe engine takes about 80 minutes on the whole of KNNvKP; scripts/bench-scan.sh --compare runs it"]
 fn five_piece_tables_identical_to_the_probe_engine() {
     same_as_probe(&["KRBvKR"]);
     same_as_probe(&["KNNvKP"]);

@@ -379,53 +379,27 @@ impl SubCodec {
         let radix = self.radix[fg];
         let first = unit * per_unit;
         let last = (first + per_unit).min(self.size / radix);
-        let mut digits = [0u64; MAX];
-        for (g, d) in digits.iter_mut().enumerate().take(n) {
-            *d = (first * radix / self.factors[g]) % self.radix[g];
-        }
-        // The other groups, fastest first.
-        let mut order = [0usize; MAX];
-        let mut m = 0;
-        for g in 0..n {
-            if g != fg {
-                order[m] = g;
-                m += 1;
-            }
-        }
-        order[..m].sort_unstable_by_key(|&g| self.factors[g]);
+        // Group `fg` has factor 1: step `o` is index `o * radix`.
+        let mut digits = Digits::of(self, first * radix, Some(fg));
         let at: usize = self.lens[..fg].iter().sum();
         let count: usize = self.lens.iter().sum();
         let offset = if self.pp && fg == 1 { 8 } else { 0 };
         let mut squares = [0u8; MAX];
         let mut virt = [0u8; MAX];
         let mut outside = [0u8; 64];
-        let mut changed = usize::MAX;
+        let mut changed = u64::MAX;
         for o in first..last {
             if o > first {
-                changed = 0;
-                for &g in &order[..m] {
-                    changed |= 1 << g;
-                    digits[g] += 1;
-                    if digits[g] < self.radix[g] {
-                        break;
-                    }
-                    digits[g] = 0;
-                }
+                changed = digits.step(&self.radix);
             }
             // The groups before `fg`, and the squares outside them.
             if let Some(low) = (0..fg).find(|&g| changed & 1 << g != 0) {
-                self.fill(&digits, low, fg, &mut squares);
+                self.fill(&digits.digits, low, fg, &mut squares);
                 let occ = squares[..at].iter().fold(0u64, |o, &s| o | 1 << s);
-                let mut k = 0;
-                for sq in 0..64u8 {
-                    if occ & 1 << sq == 0 {
-                        outside[k] = sq;
-                        k += 1;
-                    }
-                }
+                outside = free_squares(occ, 0, 64).0;
             }
             if let Some(low) = (fg + 1..n).find(|&g| changed & 1 << g != 0) {
-                self.fill_from(&digits, low, n, &mut virt, at + 1);
+                self.fill_from(&digits.digits, low, n, &mut virt, at + 1);
             }
             for d in 0..radix {
                 let t = d as u8 + offset;
@@ -442,22 +416,12 @@ impl SubCodec {
 
     /// A cursor at `idx`, for decoding consecutive indices.
     fn cursor(&self, idx: u64) -> Cursor<'_> {
-        let n = self.lens.len();
-        let mut digits = [0u64; MAX];
-        for (g, d) in digits.iter_mut().enumerate().take(n) {
-            *d = (idx / self.factors[g]) % self.radix[g];
-        }
-        let mut by_factor = [0usize; MAX];
-        for (k, b) in by_factor.iter_mut().enumerate().take(n) {
-            *b = k;
-        }
-        by_factor[..n].sort_unstable_by_key(|&g| self.factors[g]);
+        let digits = Digits::of(self, idx, None);
         let mut squares = [0u8; MAX];
-        self.fill(&digits, 0, n, &mut squares);
+        self.fill(&digits.digits, 0, self.lens.len(), &mut squares);
         Cursor {
             codec: self,
             digits,
-            by_factor,
             squares,
         }
     }
@@ -485,14 +449,7 @@ impl SubCodec {
         } else {
             64 - placed
         };
-        let mut free = [0u8; 64];
-        let mut m = 0;
-        for sq in offset..64 {
-            if occ & (1 << sq) == 0 && m < free_count {
-                free[m] = sq;
-                m += 1;
-            }
-        }
+        let (free, m) = free_squares(occ, offset, free_count);
         // The group's ranks r[0] < r[1] < ..., in colexicographic order,
         // which is the order of the digit sum(binom(r[i], i + 1)).
         let mut r = [0usize; MAX];
@@ -673,8 +630,7 @@ impl Units {
 /// mixed-radix digits and recomputes only the groups that change.
 struct Cursor<'a> {
     codec: &'a SubCodec,
-    digits: [u64; MAX],
-    by_factor: [usize; MAX],
+    digits: Digits,
     /// The squares of the current index, in encoding order.
     squares: [u8; MAX],
 }
@@ -684,18 +640,71 @@ impl Cursor<'_> {
     #[inline]
     fn advance(&mut self) {
         let c = self.codec;
-        let n = c.lens.len();
-        let mut low = usize::MAX;
-        for &g in &self.by_factor[..n] {
-            low = low.min(g);
+        let changed = self.digits.step(&c.radix);
+        let low = changed.trailing_zeros() as usize;
+        c.fill(&self.digits.digits, low, c.lens.len(), &mut self.squares);
+    }
+}
+
+/// The mixed-radix digits of an index of one sub-table, stepped in index
+/// order over every group but `skip` (a group the walk moves itself):
+/// the group with the smallest factor first, carrying upwards.
+struct Digits {
+    /// Per group, its digit.
+    digits: [u64; MAX],
+    /// The stepped groups, smallest factor first.
+    order: [usize; MAX],
+    len: usize,
+}
+
+impl Digits {
+    /// The digits of `idx`.
+    fn of(codec: &SubCodec, idx: u64, skip: Option<usize>) -> Digits {
+        let n = codec.lens.len();
+        let mut digits = [0u64; MAX];
+        let mut order = [0usize; MAX];
+        let mut len = 0;
+        for g in 0..n {
+            digits[g] = (idx / codec.factors[g]) % codec.radix[g];
+            if Some(g) != skip {
+                order[len] = g;
+                len += 1;
+            }
+        }
+        order[..len].sort_unstable_by_key(|&g| codec.factors[g]);
+        Digits { digits, order, len }
+    }
+
+    /// Steps to the next value (which must exist); returns the groups
+    /// whose digit changed, as bits.
+    #[inline]
+    fn step(&mut self, radix: &[u64]) -> u64 {
+        let mut changed = 0;
+        for &g in &self.order[..self.len] {
+            changed |= 1 << g;
             self.digits[g] += 1;
-            if self.digits[g] < c.radix[g] {
+            if self.digits[g] < radix[g] {
                 break;
             }
             self.digits[g] = 0;
         }
-        c.fill(&self.digits, low, n, &mut self.squares);
+        changed
     }
+}
+
+/// The squares from `offset` on that `occ` leaves free, in order, at most
+/// `max` of them, and their number.
+#[inline]
+fn free_squares(occ: u64, offset: u8, max: usize) -> ([u8; 64], usize) {
+    let mut free = [0u8; 64];
+    let mut m = 0;
+    for sq in offset..64 {
+        if occ & (1 << sq) == 0 && m < max {
+            free[m] = sq;
+            m += 1;
+        }
+    }
+    (free, m)
 }
 
 /// For each slot of `to`, a distinct slot of `from` holding the same piece:

@@ -126,14 +126,34 @@ pub(crate) struct Sweep {
     block_of_sub: Vec<usize>,
     /// WDL codes (with flags) per global index: stored side, unstored side.
     pub(crate) w: Vec<[u8; 2]>,
-    /// DTZ per global index: stored side (0), unstored side (1). Exact
-    /// once settled; before that shakmaty-syzygy's raw value.
+    /// The global indices that `vals` and `flags` hold: those of one
+    /// chunk of blocks (see [`Sweep::chunks`]).
+    window: std::ops::Range<usize>,
+    /// DTZ per global index of the window: stored side (0), unstored side
+    /// (1). Exact once settled; before that shakmaty-syzygy's raw value.
     vals: [Vec<AtomicI16>; 2],
-    /// [`ROUNDED`] and [`PENDING`] bits per global index.
+    /// [`ROUNDED`] and [`PENDING`] bits per global index of the window.
     flags: Vec<AtomicU8>,
     /// Whether the material forces natural DTZ parity with a loser of
     /// each colour (file frame).
     natural: [bool; 2],
+}
+
+/// Stored values of the WDL file, per side to move a range of its
+/// indices (see [`Sweep::raw_wdl`]).
+struct RawWdl {
+    vals: [Vec<u8>; 2],
+    /// Per side, the index of `vals[side][0]`.
+    start: [u64; 2],
+}
+
+impl RawWdl {
+    /// The stored value of WDL index `idx` (in the range held) for `side`.
+    #[inline]
+    fn get(&self, side: Color, idx: u64) -> u8 {
+        let c = cidx(side);
+        self.vals[c][(idx - self.start[c]) as usize]
+    }
 }
 
 fn cidx(c: Color) -> usize {
@@ -282,6 +302,7 @@ impl Sweep {
             blocks,
             block_of_sub,
             w: Vec::new(),
+            window: 0..0,
             vals: [Vec::new(), Vec::new()],
             flags: Vec::new(),
             natural,
@@ -289,16 +310,39 @@ impl Sweep {
     }
 
     /// The most memory the sweep takes, in bytes (the table files are
-    /// mapped, not counted): pass 1 holds 2 bytes per index and the WDL
-    /// file's decoded values (1 byte per index and side), the later passes
-    /// 7 bytes per index (two WDL codes, two DTZ values, flags), and the
-    /// closure's tables up to 2 bytes per index and side throughout (see
-    /// [`Closure::memory_bound`]).
+    /// mapped, not counted): 2 bytes per index for the WDL codes
+    /// throughout; during pass 1 the WDL file's stored values that one
+    /// block reads (1 byte per index and side; the whole file for
+    /// symmetric material); in the later passes 5 bytes per index of one
+    /// chunk of blocks (two DTZ values, flags; see [`Sweep::chunks`]); and
+    /// the closure's tables up to 2 bytes per index and side throughout
+    /// (see [`Closure::memory_bound`]).
     pub(crate) fn memory_bound(&self) -> u64 {
         let n = self.len() as u64;
-        let wdl = self.wdl_file.index_len(Color::White) + self.wdl_file.index_len(Color::Black);
-        let pass1 = (2 * n).saturating_add(wdl);
-        pass1.max(7 * n).saturating_add(self.closure.memory_bound())
+        let raw = if self.symmetric {
+            self.wdl_file.index_len(Color::White) + self.wdl_file.index_len(Color::Black)
+        } else {
+            self.blocks
+                .iter()
+                .map(|b| {
+                    b.wdl_perm
+                        .iter()
+                        .flatten()
+                        .map(|(ws, _)| self.wdl.subs[*ws].codec.size)
+                        .sum::<u64>()
+                })
+                .max()
+                .unwrap_or(0)
+        };
+        let chunk = self
+            .chunks()
+            .iter()
+            .map(|c| self.span(c).len() as u64)
+            .max()
+            .unwrap_or(0);
+        (2 * n)
+            .saturating_add(raw.max(5 * chunk))
+            .saturating_add(self.closure.memory_bound())
     }
 
     /// Number of global indices.
@@ -418,23 +462,27 @@ impl Sweep {
 
     /// Pass 1: WDL codes of every placement, both sides to move.
     pub(crate) fn pass_wdl(&mut self, progress: &Progress) -> Result<()> {
-        let raw: Vec<Vec<u8>> = [Color::White, Color::Black]
-            .into_iter()
-            .map(|side| {
-                let len = self.wdl_file.index_len(side);
-                let mut v = vec![0u8; len as usize];
-                self.wdl_file
-                    .decode(side, 0..len, &mut v)
-                    .map_err(table_error)?;
-                Ok(v)
-            })
-            .collect::<Result<_>>()?;
         // Written out of index order (see `SubCodec::walk`): atomics let
         // the units share the vector; relaxed stores are plain stores.
         let w: Vec<[AtomicU8; 2]> = (0..self.len())
             .map(|_| [AtomicU8::new(ILLEGAL), AtomicU8::new(ILLEGAL)])
             .collect();
+        // Symmetric material looks its WDL up in the whole file; otherwise
+        // a block reads only its own WDL sub-tables, decoded per block.
+        let whole = if self.symmetric {
+            Some(self.raw_wdl(None)?)
+        } else {
+            None
+        };
         for b in &self.blocks {
+            let own;
+            let raw = match &whole {
+                Some(r) => r,
+                None => {
+                    own = self.raw_wdl(Some(b))?;
+                    &own
+                }
+            };
             let units = self.dtz.subs[b.sub].codec.units();
             (0..units.count).into_par_iter().try_for_each(|unit| {
                 self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
@@ -443,14 +491,14 @@ impl Sweep {
                     let legal = [pos.legal(turns[0]), !self.symmetric && pos.legal(turns[1])];
                     let stored = match b.shared_lead {
                         Some(map) if legal == [true, true] => {
-                            self.stored_wdl_shared(&raw, b, &map, pos)?
+                            self.stored_wdl_shared(raw, b, &map, pos)?
                         }
                         _ => {
                             let mut stored = [ILLEGAL; 2];
                             for half in 0..2 {
                                 if legal[half] {
                                     stored[half] =
-                                        self.stored_wdl(&raw, b, half, local, pos, turns[half])?;
+                                        self.stored_wdl(raw, b, half, local, pos, turns[half])?;
                                 }
                             }
                             stored
@@ -475,12 +523,42 @@ impl Sweep {
         Ok(())
     }
 
+    /// The WDL file's stored values that pass 1 reads for block `b` (the
+    /// WDL sub-tables of its placements, one per side to move), or for
+    /// every block (`None`: the whole file).
+    fn raw_wdl(&self, b: Option<&Block>) -> Result<RawWdl> {
+        let mut raw = RawWdl {
+            vals: [Vec::new(), Vec::new()],
+            start: [0, 0],
+        };
+        for side in [Color::White, Color::Black] {
+            let range = match b {
+                None => 0..self.wdl_file.index_len(side),
+                Some(b) => {
+                    let half = usize::from(side != b.side);
+                    let Some((ws, _)) = &b.wdl_perm[half] else {
+                        return Err(Error::Other("block without its WDL sub-table".into()));
+                    };
+                    let info = &self.wdl.subs[*ws];
+                    info.start..info.start + info.codec.size
+                }
+            };
+            let mut v = vec![0u8; (range.end - range.start) as usize];
+            raw.start[cidx(side)] = range.start;
+            self.wdl_file
+                .decode(side, range, &mut v)
+                .map_err(table_error)?;
+            raw.vals[cidx(side)] = v;
+        }
+        Ok(raw)
+    }
+
     /// The stored WDL of a legal placement for one side to move (pass 1),
     /// captures not yet applied.
     #[inline]
     fn stored_wdl(
         &self,
-        raw: &[Vec<u8>],
+        raw: &RawWdl,
         b: &Block,
         half: usize,
         local: usize,
@@ -489,7 +567,7 @@ impl Sweep {
     ) -> Result<u8> {
         Ok(match &b.wdl_perm[half] {
             Some((ws, _)) if b.same_index[half] => {
-                raw[cidx(turn)][(self.wdl.subs[*ws].start + local as u64) as usize]
+                raw.get(turn, self.wdl.subs[*ws].start + local as u64)
             }
             Some((ws, perm)) => {
                 let info = &self.wdl.subs[*ws];
@@ -501,7 +579,7 @@ impl Sweep {
                     .codec
                     .encode(&mut squares[..pos.n])
                     .ok_or_else(|| Error::Other("legal position without a WDL index".into()))?;
-                raw[cidx(turn)][(info.start + idx) as usize]
+                raw.get(turn, info.start + idx)
             }
             None => {
                 let (pairs, n) = pos.pair_array();
@@ -509,7 +587,7 @@ impl Sweep {
                     .wdl
                     .locate(&pairs[..n], turn, false)
                     .ok_or_else(|| Error::Other("legal position without a WDL index".into()))?;
-                raw[cidx(loc.side)][loc.idx as usize]
+                raw.get(loc.side, loc.idx)
             }
         })
     }
@@ -520,7 +598,7 @@ impl Sweep {
     #[inline]
     fn stored_wdl_shared(
         &self,
-        raw: &[Vec<u8>],
+        raw: &RawWdl,
         b: &Block,
         map: &[u8; MAX],
         pos: &Pos,
@@ -547,8 +625,8 @@ impl Sweep {
         let x0 = i0.codec.encode_rest(&mut s0[..n], lead);
         let x1 = i1.codec.encode_rest(&mut s1[..n], lead);
         Ok([
-            raw[cidx(b.side)][(i0.start + x0) as usize],
-            raw[cidx(!b.side)][(i1.start + x1) as usize],
+            raw.get(b.side, i0.start + x0),
+            raw.get(!b.side, i1.start + x1),
         ])
     }
 
@@ -593,18 +671,71 @@ impl Sweep {
     /// once settled.
     #[inline]
     pub(crate) fn value(&self, half: usize, j: usize) -> i16 {
-        self.vals[half][j].load(Relaxed)
+        self.vals[half][self.cell(j)].load(Relaxed)
     }
 
-    /// Pass 2: the stored side's raw DTZ (exact where not rounded).
-    pub(crate) fn pass_stored(&mut self, progress: &Progress) -> Result<()> {
-        let n = self.len();
+    /// The cell of global index `j` in the window's arrays. Every index the
+    /// later passes reach lies in the window: the chunk's own, and their
+    /// quiet successors (see [`Sweep::chunks`]).
+    #[inline]
+    fn cell(&self, j: usize) -> usize {
+        j - self.window.start
+    }
+
+    /// The [`ROUNDED`] and [`PENDING`] bits of global index `j`.
+    #[inline]
+    fn flags_of(&self, j: usize) -> &AtomicU8 {
+        &self.flags[self.cell(j)]
+    }
+
+    /// The blocks that the later passes (2 to 4, and the counting) take
+    /// together, as ranges of [`Sweep::blocks`], so that only one chunk's
+    /// DTZ values are in memory at a time. A quiet move moves no pawn, so
+    /// for asymmetric material its successor stays in the block of its
+    /// leading pawn's file (the same DTZ sub-table, other side to move):
+    /// each block is a chunk. For symmetric material a successor is looked
+    /// up colour-flipped, under the other colour's leading pawn, in any
+    /// block: the whole table is one chunk.
+    // One chunk of every block, not the numbers 0..len.
+    #[allow(clippy::single_range_in_vec_init)]
+    pub(crate) fn chunks(&self) -> Vec<std::ops::Range<usize>> {
+        if self.symmetric {
+            vec![0..self.blocks.len()]
+        } else {
+            (0..self.blocks.len()).map(|k| k..k + 1).collect()
+        }
+    }
+
+    /// The global indices of a chunk of blocks.
+    fn span(&self, chunk: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+        let blocks = &self.blocks[chunk.clone()];
+        let start = blocks.first().map_or(0, |b| b.base);
+        let end = blocks.last().map_or(0, |b| b.base + b.len);
+        start..end
+    }
+
+    /// Makes the DTZ arrays hold the chunk of blocks `chunk` (the previous
+    /// chunk's values are dropped first, so that two never coexist).
+    pub(crate) fn open_window(&mut self, chunk: &std::ops::Range<usize>) {
+        self.vals = [Vec::new(), Vec::new()];
+        self.flags = Vec::new();
+        self.window = self.span(chunk);
+        let n = self.window.len();
         self.vals = [
             (0..n).map(|_| AtomicI16::new(0)).collect(),
             (0..n).map(|_| AtomicI16::new(0)).collect(),
         ];
         self.flags = (0..n).map(|_| AtomicU8::new(0)).collect();
-        for b in &self.blocks {
+    }
+
+    /// Pass 2: the stored side's raw DTZ (exact where not rounded), for
+    /// the blocks of the window.
+    pub(crate) fn pass_stored(
+        &self,
+        chunk: &std::ops::Range<usize>,
+        progress: &Progress,
+    ) -> Result<()> {
+        for b in &self.blocks[chunk.clone()] {
             let start = self.dtz.subs[b.sub].start;
             (0..b.len.div_ceil(CHUNK))
                 .into_par_iter()
@@ -623,9 +754,9 @@ impl Sweep {
                     for (k, raw) in vals.into_iter().enumerate() {
                         let j = b.base + first + k;
                         let (v, rounded) = self.stored_raw(b, first + k, self.w[j][0], raw)?;
-                        self.vals[0][j].store(v, Relaxed);
+                        self.vals[0][self.cell(j)].store(v, Relaxed);
                         if rounded {
-                            self.flags[j].fetch_or(ROUNDED[0] | PENDING[0], Relaxed);
+                            self.flags_of(j).fetch_or(ROUNDED[0] | PENDING[0], Relaxed);
                         }
                     }
                     progress.add((last - first) as u64);
@@ -690,20 +821,25 @@ impl Sweep {
     }
 
     /// Pass 3: shakmaty-syzygy's raw DTZ of the side the DTZ file does not
-    /// store: a one-ply search over the stored side's raw values.
-    pub(crate) fn pass_unstored(&self, progress: &Progress) -> Result<()> {
+    /// store: a one-ply search over the stored side's raw values, for the
+    /// blocks of the window.
+    pub(crate) fn pass_unstored(
+        &self,
+        chunk: &std::ops::Range<usize>,
+        progress: &Progress,
+    ) -> Result<()> {
         if self.symmetric {
             return Ok(());
         }
-        for b in &self.blocks {
+        for b in &self.blocks[chunk.clone()] {
             let units = self.dtz.subs[b.sub].codec.units();
             (0..units.count).into_par_iter().try_for_each(|unit| {
                 self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
                     let j = b.base + local;
                     let (v, rounded) = self.unstored_raw(b, pos, self.w[j][1])?;
-                    self.vals[1][j].store(v, Relaxed);
+                    self.vals[1][self.cell(j)].store(v, Relaxed);
                     if rounded {
-                        self.flags[j].fetch_or(ROUNDED[1] | PENDING[1], Relaxed);
+                        self.flags_of(j).fetch_or(ROUNDED[1] | PENDING[1], Relaxed);
                     }
                     Ok(())
                 })
@@ -753,7 +889,7 @@ impl Sweep {
             let cand = if v == DTZ_MATED {
                 (1, false)
             } else if i32::from(v).signum() == -s {
-                let rounded = self.flags[j2].load(Relaxed) & ROUNDED[half2] != 0;
+                let rounded = self.flags_of(j2).load(Relaxed) & ROUNDED[half2] != 0;
                 let raw = if rounded {
                     Self::raw_of_rounded(half2, v, self.symmetric)
                 } else {
@@ -783,11 +919,14 @@ impl Sweep {
         Ok(((s * mag) as i16, rounded))
     }
 
-    /// Pass 4: settles every rounded value.
-    pub(crate) fn settle_all(&self, progress: &Progress) -> Result<(usize, usize)> {
+    /// Pass 4: settles every rounded value of the blocks of the window.
+    pub(crate) fn settle_all(
+        &self,
+        chunk: &std::ops::Range<usize>,
+        progress: &Progress,
+    ) -> Result<(usize, usize)> {
         let halves = if self.symmetric { 1 } else { 2 };
-        let counts: Vec<(usize, usize)> = self
-            .blocks
+        let counts: Vec<(usize, usize)> = self.blocks[chunk.clone()]
             .iter()
             .map(|b| {
                 (0..b.len.div_ceil(CHUNK))
@@ -798,7 +937,7 @@ impl Sweep {
                         let mut settled = (0, 0);
                         for j in b.base + first..b.base + last {
                             for half in 0..halves {
-                                if self.flags[j].load(Relaxed) & PENDING[half] != 0 {
+                                if self.flags_of(j).load(Relaxed) & PENDING[half] != 0 {
                                     self.settle(half, j)?;
                                     if half == 0 {
                                         settled.0 += 1;
@@ -829,7 +968,7 @@ impl Sweep {
     /// value, since another thread may have stored the exact one meanwhile,
     /// so the raw magnitude is recovered from either by its parity.
     fn settle(&self, half: usize, j: usize) -> Result<i16> {
-        if self.flags[j].load(Acquire) & PENDING[half] == 0 {
+        if self.flags_of(j).load(Acquire) & PENDING[half] == 0 {
             return Ok(self.value(half, j));
         }
         let v = self.value(half, j);
@@ -856,8 +995,8 @@ impl Sweep {
             }
         };
         let exact = (s * mag) as i16;
-        self.vals[half][j].store(exact, Relaxed);
-        self.flags[j].fetch_and(!PENDING[half], Release);
+        self.vals[half][self.cell(j)].store(exact, Relaxed);
+        self.flags_of(j).fetch_and(!PENDING[half], Release);
         Ok(exact)
     }
 
@@ -914,7 +1053,7 @@ impl Sweep {
         if i32::from(v).signum() != -s {
             return Ok(false);
         }
-        let rounded = self.flags[j2].load(Relaxed) & ROUNDED[half2] != 0;
+        let rounded = self.flags_of(j2).load(Relaxed) & ROUNDED[half2] != 0;
         let exact = if rounded {
             let a = Self::raw_of_rounded(half2, v, self.symmetric);
             let (certain, open) = if s > 0 {

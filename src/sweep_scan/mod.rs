@@ -12,14 +12,20 @@
 //!
 //! # Memory
 //!
-//! Everything lives in memory, in the index space of the DTZ file: per
-//! index 6 bytes (two WDL codes, two DTZ values), plus the WDL file's
-//! decoded values (1 byte per index and side) while pass 1 runs and the
-//! closure's tables (1 byte per index and side for those the captures and
-//! promotions reach, plus a 1-byte memo). KRBvKR: 115 M indices, about
-//! 1.0 GB at peak; KNNvKP: 172 M indices, about 1.7 GB at peak with its
-//! promotion tables. A 6-piece table has up to about 7 G indices per side:
-//! 40+ GB, beyond a 24 GB machine; see the README.
+//! The sweep works in the index space of the DTZ file. Throughout, 2 bytes
+//! per index (the WDL codes of both sides to move) and the closure's tables
+//! (1 byte per index and side for those the captures and promotions reach,
+//! plus a 1-byte memo). Pass 1 adds the WDL file's stored values that one
+//! block reads (1 byte per index and side). The later passes (DTZ,
+//! rounding, counting) run chunk by chunk and add 5 bytes per index of one
+//! chunk (two DTZ values, flags): a chunk is one sub-table of the DTZ file
+//! (a file of the leading pawn) for asymmetric pawn tables, since a quiet
+//! move moves no pawn and its successor stays in the same sub-table; else
+//! the whole table (see [`dtz::Sweep::chunks`]). KRBvKR: 115 M indices,
+//! about 0.7 GB at peak; KNNvKP: 172 M indices in four chunks, about 1.1 GB
+//! at peak with its promotion tables. A pawnless 6-piece table has up to
+//! about 7 G indices in one chunk: about 47 GB, beyond a 24 GB machine;
+//! see the README.
 
 // The index arithmetic walks parallel arrays (squares, digits, codes) by
 // position, as the Syzygy format defines it; indexed loops say that best.
@@ -178,16 +184,37 @@ pub fn scan_with_sweep(
     };
     sweep.pass_wdl(&progress)?;
     lap("wdl");
-    sweep.pass_stored(&progress)?;
-    lap("stored dtz");
-    sweep.pass_unstored(&progress)?;
-    lap("unstored dtz");
-    let (a, b) = sweep.settle_all(&progress)?;
-    lap(&format!("rounding settled ({a} stored, {b} unstored)"));
-    let stats = count(&sweep, plan, &progress)?;
-    lap("count");
+    let ctx = Counting::new(plan);
+    let mut total = [Acc::default(), Acc::default()];
+    for chunk in sweep.chunks() {
+        let part = format!("blocks {}..{}", chunk.start, chunk.end);
+        sweep.open_window(&chunk);
+        sweep.pass_stored(&chunk, &progress)?;
+        lap(&format!("{part}: stored dtz"));
+        sweep.pass_unstored(&chunk, &progress)?;
+        lap(&format!("{part}: unstored dtz"));
+        let (a, b) = sweep.settle_all(&chunk, &progress)?;
+        lap(&format!(
+            "{part}: rounding settled ({a} stored, {b} unstored)"
+        ));
+        let counted = count(&sweep, &chunk, &ctx, &progress);
+        total = merge_sides(total, counted, &ctx.canon);
+        lap(&format!("{part}: count"));
+    }
+    let mut stats = ScanStats::new(&material.to_string(), plan.raw);
+    for (color, acc) in [Color::White, Color::Black].into_iter().zip(total) {
+        *stats.side_mut(color) = side_stats(acc, &ctx)?;
+    }
+    stats.shard = plan.shard;
     progress.finish();
     Ok(stats)
+}
+
+/// Both sides' accumulators merged.
+fn merge_sides(mut a: [Acc; 2], [w, b]: [Acc; 2], canon: &Canon) -> [Acc; 2] {
+    a[0].merge(w, canon);
+    a[1].merge(b, canon);
+    a
 }
 
 /// Counts in units of 1/|G| for one side to move.
@@ -317,6 +344,18 @@ struct Counting<'a> {
 }
 
 impl Counting<'_> {
+    fn new(plan: &ScanPlan) -> Counting<'_> {
+        let material = plan.material;
+        Counting {
+            plan,
+            canon: Canon::new(&material),
+            user_flipped: material.is_flipped_in_table(),
+            group: material.symmetries().len() as u64,
+            fact: like_factorial(&material.pieces()),
+            per_ordering: plan.shard.is_some() || plan.filter.is_some(),
+        }
+    }
+
     /// Adds one position (table frame `pos`, `turn`) to `acc`: `images`
     /// placements per side to move, times `diag` (2 for a pawnless
     /// placement on one long diagonal, else 1; see `weights`).
@@ -388,27 +427,19 @@ impl Counting<'_> {
     }
 }
 
-/// The counting pass.
-fn count(sweep: &Sweep, plan: &ScanPlan, progress: &Progress) -> Result<ScanStats> {
-    let material = plan.material;
-    let ctx = Counting {
-        plan,
-        canon: Canon::new(&material),
-        user_flipped: material.is_flipped_in_table(),
-        group: material.symmetries().len() as u64,
-        fact: like_factorial(&material.pieces()),
-        per_ordering: plan.shard.is_some() || plan.filter.is_some(),
-    };
-    let has_pawns = material.has_pawns();
+/// The counting pass over the blocks of the window (`chunk`).
+fn count(
+    sweep: &Sweep,
+    chunk: &std::ops::Range<usize>,
+    ctx: &Counting,
+    progress: &Progress,
+) -> [Acc; 2] {
+    let has_pawns = ctx.plan.material.has_pawns();
     let mut total = [Acc::default(), Acc::default()];
-    for b in &sweep.blocks {
+    for b in &sweep.blocks[chunk.clone()] {
         let codec = &sweep.dtz.subs[b.sub].codec;
         let units = codec.units();
-        let merge = |mut a: [Acc; 2], [w, bl]: [Acc; 2]| {
-            a[0].merge(w, &ctx.canon);
-            a[1].merge(bl, &ctx.canon);
-            a
-        };
+        let merge = |a: [Acc; 2], b: [Acc; 2]| merge_sides(a, b, &ctx.canon);
         let part = (0..units.count)
             .into_par_iter()
             .fold(
@@ -469,12 +500,7 @@ fn count(sweep: &Sweep, plan: &ScanPlan, progress: &Progress) -> Result<ScanStat
             .reduce(|| [Acc::default(), Acc::default()], merge);
         total = merge(total, part);
     }
-    let mut stats = ScanStats::new(&material.to_string(), plan.raw);
-    for (color, acc) in [Color::White, Color::Black].into_iter().zip(total) {
-        *stats.side_mut(color) = side_stats(acc, &ctx)?;
-    }
-    stats.shard = plan.shard;
-    Ok(stats)
+    total
 }
 
 fn exact(n: u64, group: u64, what: &str) -> Result<u64> {

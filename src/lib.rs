@@ -2,7 +2,7 @@
 //! rule cuts a forced win short, from Syzygy endgame tablebases.
 //!
 //! Data flows one way: [`material`] -> [`tables`] -> positions -> [`probe`]
-//! -> [`line`] and whole-table statistics.
+//! -> [`line`](mod@line) and whole-table statistics.
 //!
 //! ```no_run
 //! use fiftymove::{position::parse_fen, probe::Prober, tables::Inventory};

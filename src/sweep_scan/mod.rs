@@ -7,7 +7,7 @@
 //! side's DTZ comes from the DTZ file; the side the DTZ file does not store
 //! is computed by a one-ply search in memory, only where the position is
 //! decisive; DTZ rounding is settled by parity and checked against the
-//! successors. See [`dtz`] for the passes and [`weights`] for the
+//! successors. See the `dtz` module for the passes and `weights` for the
 //! conversion from Syzygy's indices to our orbit counts.
 //!
 //! # Memory
@@ -21,7 +21,7 @@
 //! chunk (two DTZ values, flags): a chunk is one sub-table of the DTZ file
 //! (a file of the leading pawn) for asymmetric pawn tables, since a quiet
 //! move moves no pawn and its successor stays in the same sub-table; else
-//! the whole table (see [`dtz::Sweep::chunks`]). KRBvKR: 115 M indices,
+//! the whole table (see `Sweep::chunks`). KRBvKR: 115 M indices,
 //! about 0.7 GB at peak; KNNvKP: 172 M indices in four chunks, about 1.1 GB
 //! at peak with its promotion tables. A pawnless 6-piece table has up to
 //! about 7 G indices in one chunk: about 47 GB, beyond a 24 GB machine;

@@ -315,7 +315,7 @@ impl Sweep {
     /// block reads (1 byte per index and side; the whole file for
     /// symmetric material); in the later passes 5 bytes per index of one
     /// chunk of blocks (two DTZ values, flags; see [`Sweep::chunks`]); and
-    /// the closure's tables up to 2 bytes per index and side throughout
+    /// the closure's tables up to 1 byte per index and side throughout
     /// (see [`Closure::memory_bound`]).
     pub(crate) fn memory_bound(&self) -> u64 {
         let n = self.len() as u64;

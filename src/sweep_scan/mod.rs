@@ -14,8 +14,8 @@
 //!
 //! The sweep works in the index space of the DTZ file. Throughout, 2 bytes
 //! per index (the WDL codes of both sides to move) and the closure's tables
-//! (1 byte per index and side for those the captures and promotions reach,
-//! plus a 1-byte memo). Pass 1 adds the WDL file's stored values that one
+//! (1 byte per index and side for those the captures and promotions reach:
+//! the stored value, resolved in place). Pass 1 adds the WDL file's stored values that one
 //! block reads (1 byte per index and side). The later passes (DTZ,
 //! rounding, counting) run chunk by chunk and add 5 bytes per index of one
 //! chunk (two DTZ values, flags): a chunk is one sub-table of the DTZ file

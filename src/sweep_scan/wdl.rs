@@ -2,7 +2,7 @@
 //! memory: each table's stored values are decoded once (lazily, per side),
 //! and the true value of a position resolves the "don't care" entries with
 //! its captures, exactly as shakmaty-syzygy's `probe` does (without en
-//! passant, which the caller handles). Resolved values are memoised.
+//! passant, which the caller handles). Resolved values replace the stored ones in place.
 
 use std::sync::{
     atomic::{AtomicU8, Ordering},
@@ -33,8 +33,9 @@ pub(crate) const CURSED: u8 = 3;
 /// Win.
 pub(crate) const WIN: u8 = 4;
 
-/// Not yet resolved.
-const UNKNOWN: u8 = 0xff;
+/// Flag on a value of a closure table: the true value, resolved with the
+/// captures (without it: the stored value, which may be "don't care").
+const RESOLVED: u8 = 0x80;
 
 /// The value for the other side.
 #[inline]
@@ -46,8 +47,11 @@ pub(crate) fn flip(w: u8) -> u8 {
 pub(crate) struct ClosureTable {
     pub(crate) codec: TableCodec,
     file: SweepTable,
-    raw: [OnceLock<std::result::Result<Vec<u8>, String>>; 2],
-    memo: [OnceLock<Vec<AtomicU8>>; 2],
+    /// Per side to move, the values, decoded when a look-up first reaches
+    /// the table: each the stored value, replaced by the true one with
+    /// [`RESOLVED`] set once a look-up has resolved it. One byte per index
+    /// holds both, so the memo costs no memory of its own.
+    values: [OnceLock<std::result::Result<Vec<AtomicU8>, String>>; 2],
 }
 
 fn side_idx(c: Color) -> usize {
@@ -58,25 +62,19 @@ fn side_idx(c: Color) -> usize {
 }
 
 impl ClosureTable {
-    fn raw(&self, side: Color) -> Result<&[u8]> {
-        let r = self.raw[side_idx(side)].get_or_init(|| {
+    fn values(&self, side: Color) -> Result<&[AtomicU8]> {
+        let r = self.values[side_idx(side)].get_or_init(|| {
             let len = self.file.index_len(side);
             let mut v = vec![0u8; len as usize];
             self.file
                 .decode(side, 0..len, &mut v)
-                .map(|()| v)
+                // Same layout: the vector is reused in place.
+                .map(|()| v.into_iter().map(AtomicU8::new).collect())
                 .map_err(|e| e.to_string())
         });
         r.as_deref().map_err(|e| Error::Table {
             what: self.file.path().display().to_string(),
             detail: e.clone(),
-        })
-    }
-
-    fn memo(&self, side: Color) -> &[AtomicU8] {
-        self.memo[side_idx(side)].get_or_init(|| {
-            let len = self.file.index_len(side) as usize;
-            (0..len).map(|_| AtomicU8::new(UNKNOWN)).collect()
         })
     }
 }
@@ -130,8 +128,7 @@ impl Closure {
             let table = Arc::new(ClosureTable {
                 codec,
                 file,
-                raw: [OnceLock::new(), OnceLock::new()],
-                memo: [OnceLock::new(), OnceLock::new()],
+                values: [OnceLock::new(), OnceLock::new()],
             });
             by_counts.push((counts, table.clone()));
             by_counts.push(([counts[1], counts[0]], table));
@@ -139,9 +136,9 @@ impl Closure {
         Ok(Closure { by_counts })
     }
 
-    /// The most memory the tables take, in bytes: decoded values and memo,
-    /// 1 byte each per index and side, for every table (each is decoded
-    /// only when a look-up first reaches it).
+    /// The most memory the tables take, in bytes: 1 byte per index and
+    /// side (the decoded value, resolved in place), for every table (each
+    /// is decoded only when a look-up first reaches it).
     pub(crate) fn memory_bound(&self) -> u64 {
         let mut seen: Vec<&Arc<ClosureTable>> = Vec::new();
         let mut total = 0u64;
@@ -151,7 +148,7 @@ impl Closure {
             }
             seen.push(table);
             let len = table.file.index_len(Color::White) + table.file.index_len(Color::Black);
-            total = total.saturating_add(2 * len);
+            total = total.saturating_add(len);
         }
         total
     }
@@ -226,8 +223,8 @@ impl Closure {
     }
 
     /// [`Closure::wdl`] of the position after a capture that `route`
-    /// describes: a direct encoding and a memo look-up once the value is
-    /// known, else the general path (which resolves and memoises it).
+    /// describes: a direct encoding and a look-up once the value is
+    /// resolved, else the general path (which resolves it and keeps it).
     ///
     /// # Errors
     ///
@@ -240,9 +237,9 @@ impl Closure {
         let Some(idx) = Self::routed_index(route, pos) else {
             return self.wdl(pos, turn);
         };
-        let known = table.memo(route.side)[idx].load(Ordering::Relaxed);
-        if known != UNKNOWN {
-            return Ok(known);
+        let known = table.values(route.side)?[idx].load(Ordering::Relaxed);
+        if known & RESOLVED != 0 {
+            return Ok(known & !RESOLVED);
         }
         self.wdl(pos, turn)
     }
@@ -290,13 +287,15 @@ impl Closure {
             .codec
             .locate(&pairs[..n], turn, false)
             .ok_or_else(|| Error::Other("position without an index in its WDL table".into()))?;
-        let memo = table.memo(loc.side);
-        let cell = &memo[loc.idx as usize];
+        let cell = &table.values(loc.side)?[loc.idx as usize];
+        // Threads may resolve the same value at once: from the stored
+        // value they compute the same true one, and either they read is
+        // told apart by the flag.
         let known = cell.load(Ordering::Relaxed);
-        if known != UNKNOWN {
-            return Ok(known);
+        if known & RESOLVED != 0 {
+            return Ok(known & !RESOLVED);
         }
-        let mut v = table.raw(loc.side)?[loc.idx as usize];
+        let mut v = known;
         if v != WIN {
             let mut failure = None;
             pos.for_each_move(turn, Kind::Captures, |m| {
@@ -312,7 +311,7 @@ impl Closure {
                 return Err(e);
             }
         }
-        cell.store(v, Ordering::Relaxed);
+        cell.store(v | RESOLVED, Ordering::Relaxed);
         Ok(v)
     }
 

@@ -126,9 +126,11 @@ pub(crate) struct Sweep {
     block_of_sub: Vec<usize>,
     /// WDL codes (with flags) per global index: stored side, unstored side.
     pub(crate) w: Vec<[u8; 2]>,
-    /// The global indices that `vals` and `flags` hold: those of one
-    /// chunk of blocks (see [`Sweep::chunks`]).
-    window: std::ops::Range<usize>,
+    /// The chunk of blocks whose values `vals` and `flags` hold (see
+    /// [`Sweep::chunks`]); the later passes work on its blocks.
+    chunk: std::ops::Range<usize>,
+    /// The global index of `vals[_][0]` and `flags[0]`.
+    window_start: usize,
     /// DTZ per global index of the window: stored side (0), unstored side
     /// (1). Exact once settled; before that shakmaty-syzygy's raw value.
     vals: [Vec<AtomicI16>; 2],
@@ -302,7 +304,8 @@ impl Sweep {
             blocks,
             block_of_sub,
             w: Vec::new(),
-            window: 0..0,
+            chunk: 0..0,
+            window_start: 0,
             vals: [Vec::new(), Vec::new()],
             flags: Vec::new(),
             natural,
@@ -324,13 +327,9 @@ impl Sweep {
         } else {
             self.blocks
                 .iter()
-                .map(|b| {
-                    b.wdl_perm
-                        .iter()
-                        .flatten()
-                        .map(|(ws, _)| self.wdl.subs[*ws].codec.size)
-                        .sum::<u64>()
-                })
+                // A block without its WDL sub-tables fails before decoding.
+                .filter_map(|b| self.raw_ranges(Some(b)).ok())
+                .map(|ranges| ranges.iter().map(|r| r.end - r.start).sum::<u64>())
                 .max()
                 .unwrap_or(0)
         };
@@ -531,18 +530,8 @@ impl Sweep {
             vals: [Vec::new(), Vec::new()],
             start: [0, 0],
         };
-        for side in [Color::White, Color::Black] {
-            let range = match b {
-                None => 0..self.wdl_file.index_len(side),
-                Some(b) => {
-                    let half = usize::from(side != b.side);
-                    let Some((ws, _)) = &b.wdl_perm[half] else {
-                        return Err(Error::Other("block without its WDL sub-table".into()));
-                    };
-                    let info = &self.wdl.subs[*ws];
-                    info.start..info.start + info.codec.size
-                }
-            };
+        let ranges = self.raw_ranges(b)?;
+        for (side, range) in [Color::White, Color::Black].into_iter().zip(ranges) {
             let mut v = vec![0u8; (range.end - range.start) as usize];
             raw.start[cidx(side)] = range.start;
             self.wdl_file
@@ -551,6 +540,23 @@ impl Sweep {
             raw.vals[cidx(side)] = v;
         }
         Ok(raw)
+    }
+
+    /// The WDL indices, White's and Black's, that [`Sweep::raw_wdl`]
+    /// decodes for block `b` (or for every block).
+    fn raw_ranges(&self, b: Option<&Block>) -> Result<[std::ops::Range<u64>; 2]> {
+        let range = |side: Color| -> Result<std::ops::Range<u64>> {
+            let Some(b) = b else {
+                return Ok(0..self.wdl_file.index_len(side));
+            };
+            let half = usize::from(side != b.side);
+            let Some((ws, _)) = &b.wdl_perm[half] else {
+                return Err(Error::Other("block without its WDL sub-table".into()));
+            };
+            let info = &self.wdl.subs[*ws];
+            Ok(info.start..info.start + info.codec.size)
+        };
+        Ok([range(Color::White)?, range(Color::Black)?])
     }
 
     /// The stored WDL of a legal placement for one side to move (pass 1),
@@ -679,7 +685,7 @@ impl Sweep {
     /// quiet successors (see [`Sweep::chunks`]).
     #[inline]
     fn cell(&self, j: usize) -> usize {
-        j - self.window.start
+        j - self.window_start
     }
 
     /// The [`ROUNDED`] and [`PENDING`] bits of global index `j`.
@@ -714,13 +720,16 @@ impl Sweep {
         start..end
     }
 
-    /// Makes the DTZ arrays hold the chunk of blocks `chunk` (the previous
-    /// chunk's values are dropped first, so that two never coexist).
-    pub(crate) fn open_window(&mut self, chunk: &std::ops::Range<usize>) {
+    /// Makes the DTZ arrays hold the chunk of blocks `chunk`, the one the
+    /// later passes then work on (the previous chunk's values are dropped
+    /// first, so that two never coexist).
+    pub(crate) fn open_window(&mut self, chunk: std::ops::Range<usize>) {
         self.vals = [Vec::new(), Vec::new()];
         self.flags = Vec::new();
-        self.window = self.span(chunk);
-        let n = self.window.len();
+        let span = self.span(&chunk);
+        self.window_start = span.start;
+        self.chunk = chunk;
+        let n = span.len();
         self.vals = [
             (0..n).map(|_| AtomicI16::new(0)).collect(),
             (0..n).map(|_| AtomicI16::new(0)).collect(),
@@ -728,14 +737,15 @@ impl Sweep {
         self.flags = (0..n).map(|_| AtomicU8::new(0)).collect();
     }
 
+    /// The blocks of the chunk the window holds.
+    pub(crate) fn chunk_blocks(&self) -> &[Block] {
+        &self.blocks[self.chunk.clone()]
+    }
+
     /// Pass 2: the stored side's raw DTZ (exact where not rounded), for
-    /// the blocks of the window.
-    pub(crate) fn pass_stored(
-        &self,
-        chunk: &std::ops::Range<usize>,
-        progress: &Progress,
-    ) -> Result<()> {
-        for b in &self.blocks[chunk.clone()] {
+    /// the blocks of the window's chunk.
+    pub(crate) fn pass_stored(&self, progress: &Progress) -> Result<()> {
+        for b in self.chunk_blocks() {
             let start = self.dtz.subs[b.sub].start;
             (0..b.len.div_ceil(CHUNK))
                 .into_par_iter()
@@ -822,16 +832,12 @@ impl Sweep {
 
     /// Pass 3: shakmaty-syzygy's raw DTZ of the side the DTZ file does not
     /// store: a one-ply search over the stored side's raw values, for the
-    /// blocks of the window.
-    pub(crate) fn pass_unstored(
-        &self,
-        chunk: &std::ops::Range<usize>,
-        progress: &Progress,
-    ) -> Result<()> {
+    /// blocks of the window's chunk.
+    pub(crate) fn pass_unstored(&self, progress: &Progress) -> Result<()> {
         if self.symmetric {
             return Ok(());
         }
-        for b in &self.blocks[chunk.clone()] {
+        for b in self.chunk_blocks() {
             let units = self.dtz.subs[b.sub].codec.units();
             (0..units.count).into_par_iter().try_for_each(|unit| {
                 self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
@@ -919,14 +925,12 @@ impl Sweep {
         Ok(((s * mag) as i16, rounded))
     }
 
-    /// Pass 4: settles every rounded value of the blocks of the window.
-    pub(crate) fn settle_all(
-        &self,
-        chunk: &std::ops::Range<usize>,
-        progress: &Progress,
-    ) -> Result<(usize, usize)> {
+    /// Pass 4: settles every rounded value of the blocks of the window's
+    /// chunk.
+    pub(crate) fn settle_all(&self, progress: &Progress) -> Result<(usize, usize)> {
         let halves = if self.symmetric { 1 } else { 2 };
-        let counts: Vec<(usize, usize)> = self.blocks[chunk.clone()]
+        let counts: Vec<(usize, usize)> = self
+            .chunk_blocks()
             .iter()
             .map(|b| {
                 (0..b.len.div_ceil(CHUNK))

@@ -15,8 +15,8 @@
 //! The sweep works in the index space of the DTZ file. Throughout, 2 bytes
 //! per index (the WDL codes of both sides to move) and the closure's tables
 //! (1 byte per index and side for those the captures and promotions reach:
-//! the stored value, resolved in place). Pass 1 adds the WDL file's stored values that one
-//! block reads (1 byte per index and side). The later passes (DTZ,
+//! the stored value, resolved in place). Pass 1 adds the WDL file's stored
+//! values that one block reads (1 byte per index and side). The later passes (DTZ,
 //! rounding, counting) run chunk by chunk and add 5 bytes per index of one
 //! chunk (two DTZ values, flags): a chunk is one sub-table of the DTZ file
 //! (a file of the leading pawn) for asymmetric pawn tables, since a quiet
@@ -188,16 +188,16 @@ pub fn scan_with_sweep(
     let mut total = [Acc::default(), Acc::default()];
     for chunk in sweep.chunks() {
         let part = format!("blocks {}..{}", chunk.start, chunk.end);
-        sweep.open_window(&chunk);
-        sweep.pass_stored(&chunk, &progress)?;
+        sweep.open_window(chunk);
+        sweep.pass_stored(&progress)?;
         lap(&format!("{part}: stored dtz"));
-        sweep.pass_unstored(&chunk, &progress)?;
+        sweep.pass_unstored(&progress)?;
         lap(&format!("{part}: unstored dtz"));
-        let (a, b) = sweep.settle_all(&chunk, &progress)?;
+        let (a, b) = sweep.settle_all(&progress)?;
         lap(&format!(
             "{part}: rounding settled ({a} stored, {b} unstored)"
         ));
-        let counted = count(&sweep, &chunk, &ctx, &progress);
+        let counted = count(&sweep, &ctx, &progress);
         total = merge_sides(total, counted, &ctx.canon);
         lap(&format!("{part}: count"));
     }
@@ -427,16 +427,11 @@ impl Counting<'_> {
     }
 }
 
-/// The counting pass over the blocks of the window (`chunk`).
-fn count(
-    sweep: &Sweep,
-    chunk: &std::ops::Range<usize>,
-    ctx: &Counting,
-    progress: &Progress,
-) -> [Acc; 2] {
+/// The counting pass over the blocks of the window's chunk.
+fn count(sweep: &Sweep, ctx: &Counting, progress: &Progress) -> [Acc; 2] {
     let has_pawns = ctx.plan.material.has_pawns();
     let mut total = [Acc::default(), Acc::default()];
-    for b in &sweep.blocks[chunk.clone()] {
+    for b in sweep.chunk_blocks() {
         let codec = &sweep.dtz.subs[b.sub].codec;
         let units = codec.units();
         let merge = |a: [Acc; 2], b: [Acc; 2]| merge_sides(a, b, &ctx.canon);

@@ -2,7 +2,8 @@
 //! memory: each table's stored values are decoded once (lazily, per side),
 //! and the true value of a position resolves the "don't care" entries with
 //! its captures, exactly as shakmaty-syzygy's `probe` does (without en
-//! passant, which the caller handles). Resolved values replace the stored ones in place.
+//! passant, which the caller handles). Resolved values replace the stored
+//! ones in place.
 
 use std::sync::{
     atomic::{AtomicU8, Ordering},

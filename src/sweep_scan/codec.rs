@@ -154,38 +154,56 @@ impl SubCodec {
     /// leading group's digit.
     #[inline]
     pub(crate) fn encode_lead(&self, squares: &mut [u8]) -> Option<u64> {
-        if file_of(squares[0]) >= 4 {
-            for sq in squares.iter_mut() {
-                *sq ^= 7;
+        let sym = self.symmetry(squares);
+        for sq in squares.iter_mut() {
+            *sq = sym.map(*sq);
+        }
+        self.lead_digit(squares)
+    }
+
+    /// The symmetry that brings a placement to its canonical form: the
+    /// leading group alone decides it.
+    #[inline]
+    fn symmetry(&self, squares: &[u8]) -> Symmetry {
+        let mut sym = Symmetry {
+            mask: if file_of(squares[0]) >= 4 { 7 } else { 0 },
+            diagonal: false,
+        };
+        if matches!(self.lead, Lead::Pawns { .. }) {
+            return sym;
+        }
+        if rank_of(squares[0] ^ sym.mask) >= 4 {
+            sym.mask |= 56;
+        }
+        // The first piece of the group off the a1-h8 diagonal goes below
+        // it (the flip leaves those before it, on the diagonal, in place).
+        for &sq in &squares[..self.lens[0]] {
+            let sq = sq ^ sym.mask;
+            if offdiag(sq) {
+                sym.diagonal = rank_of(sq) > file_of(sq);
+                break;
             }
         }
+        sym
+    }
+
+    /// The leading group's digit of canonical `squares` (`None` for kings
+    /// that cannot be encoded); sorts several leading pawns in place.
+    #[inline]
+    fn lead_digit(&self, squares: &mut [u8]) -> Option<u64> {
         let idx = match self.lead {
             Lead::Pawns { .. } => {
                 let lc = self.lens[0];
                 let mut idx = PAWNS.lead_pawn_idx[lc][usize::from(squares[0])];
-                squares[1..lc].sort_unstable_by_key(|sq| map_pawn(*sq));
-                for (i, &sq) in squares.iter().enumerate().take(lc).skip(1) {
-                    idx += binom(map_pawn(sq), i);
+                if lc > 2 {
+                    squares[1..lc].sort_unstable_by_key(|sq| map_pawn(*sq));
+                }
+                for i in 1..lc {
+                    idx += binom(map_pawn(squares[i]), i);
                 }
                 idx
             }
             Lead::ThreeUnique | Lead::Kings => {
-                if rank_of(squares[0]) >= 4 {
-                    for sq in squares.iter_mut() {
-                        *sq ^= 56;
-                    }
-                }
-                for i in 0..self.lens[0] {
-                    if !offdiag(squares[i]) {
-                        continue;
-                    }
-                    if rank_of(squares[i]) > file_of(squares[i]) {
-                        for sq in squares[i..].iter_mut() {
-                            *sq = flip_diagonal(*sq);
-                        }
-                    }
-                    break;
-                }
                 let (s0, s1) = (squares[0], squares[1]);
                 if self.lead == Lead::Kings {
                     let v = KK_IDX[TRIANGLE[usize::from(s0)] as usize][usize::from(s1)];
@@ -230,27 +248,24 @@ impl SubCodec {
     #[inline]
     pub(crate) fn encode_rest(&self, squares: &mut [u8], lead: u64) -> u64 {
         let mut idx = lead * self.factors[0];
-        // Squares of the groups so far as a bitboard: a square's rank among
-        // the free ones is itself minus the occupied squares below it.
         let mut group_sq = self.lens[0];
-        let mut occ = 0u64;
-        for &sq in &squares[..group_sq] {
-            occ |= 1 << sq;
-        }
         for g in 1..self.lens.len() {
             let len = self.lens[g];
-            let group = &mut squares[group_sq..group_sq + len];
+            let (before, rest) = squares.split_at_mut(group_sq);
+            let group = &mut rest[..len];
             if len > 1 {
-                group.sort_unstable();
+                sort_small(group);
             }
             let offset = if self.pp && g == 1 { 8 } else { 0 };
             let mut n = 0;
             for (i, &sq) in group.iter().enumerate() {
-                let adjust = u64::from((occ & ((1u64 << sq) - 1)).count_ones());
-                n += binom(u64::from(sq) - adjust - offset, i + 1);
-            }
-            for &sq in group.iter() {
-                occ |= 1 << sq;
+                // A square's rank among the free ones is itself minus the
+                // squares of the groups so far below it. Counted by
+                // comparisons: at most six, and without the popcnt
+                // instruction (not in the x86-64 baseline we build for) a
+                // bit count is a dozen instructions.
+                let below = before.iter().filter(|&&o| o < sq).count() as u64;
+                n += binom(u64::from(sq) - below - offset, i + 1);
             }
             idx += n * self.factors[g];
             group_sq += len;
@@ -575,6 +590,42 @@ impl SubCodec {
                 }
             }
         }
+    }
+}
+
+/// One of the board's symmetries that the encodings use: an exclusive or
+/// of the square (7 mirrors the files, 56 the ranks), then optionally the
+/// flip about the a1-h8 diagonal.
+#[derive(Clone, Copy, Debug)]
+struct Symmetry {
+    mask: u8,
+    diagonal: bool,
+}
+
+impl Symmetry {
+    #[inline]
+    fn map(self, sq: u8) -> u8 {
+        let sq = sq ^ self.mask;
+        if self.diagonal {
+            flip_diagonal(sq)
+        } else {
+            sq
+        }
+    }
+}
+
+/// Sorts a group's few squares (insertion sort: the general sort is not
+/// inlined, and its call costs more than the sorting).
+#[inline]
+fn sort_small(group: &mut [u8]) {
+    for k in 1..group.len() {
+        let v = group[k];
+        let mut i = k;
+        while i > 0 && group[i - 1] > v {
+            group[i] = group[i - 1];
+            i -= 1;
+        }
+        group[i] = v;
     }
 }
 

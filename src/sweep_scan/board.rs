@@ -145,19 +145,6 @@ impl Pos {
         false
     }
 
-    /// Whether `turn` is in check.
-    #[inline]
-    pub(crate) fn in_check(&self, turn: Color) -> bool {
-        self.attacked(self.king(turn), !turn, self.occupied(), NONE)
-    }
-
-    /// Whether the position counts with `turn` to move: the side not to
-    /// move is not in check.
-    #[inline]
-    pub(crate) fn legal(&self, turn: Color) -> bool {
-        !self.in_check(!turn)
-    }
-
     /// The slot of the piece on `s`, or [`NONE`].
     #[inline]
     fn slot_at(&self, s: u8) -> u8 {
@@ -381,6 +368,128 @@ impl Pos {
     }
 }
 
+/// The attacks of every piece of one placement, computed once: pass 1
+/// asks every placement for the legality of both sides to move, their
+/// checks and their captures, which all read the same attack sets (asked
+/// one by one, each recomputed them).
+pub(crate) struct Attacks {
+    occ: u64,
+    /// Squares of each colour's pieces (White, Black).
+    by: [u64; 2],
+    /// Squares each colour attacks.
+    union: [u64; 2],
+    /// Squares each slot attacks (a pawn: the squares it captures on).
+    att: [u64; MAX],
+    /// Each colour's king square.
+    king: [u8; 2],
+}
+
+#[inline]
+fn ci(c: Color) -> usize {
+    usize::from(c == Color::Black)
+}
+
+impl Pos {
+    /// The attacks of every piece.
+    #[inline]
+    pub(crate) fn attacks(&self) -> Attacks {
+        let occ = self.occupied();
+        let mut a = Attacks {
+            occ: occ.0,
+            by: [0; 2],
+            union: [0; 2],
+            att: [0; MAX],
+            king: [0; 2],
+        };
+        for k in 0..self.n {
+            let p = self.pc[k];
+            let c = ci(p.color);
+            let from = sq(self.sq[k]);
+            a.by[c] |= 1 << self.sq[k];
+            let hit = match p.role {
+                Role::Pawn => attacks::pawn_attacks(p.color, from),
+                Role::Knight => attacks::knight_attacks(from),
+                Role::Bishop => attacks::bishop_attacks(from, occ),
+                Role::Rook => attacks::rook_attacks(from, occ),
+                Role::Queen => attacks::queen_attacks(from, occ),
+                Role::King => {
+                    a.king[c] = self.sq[k];
+                    attacks::king_attacks(from)
+                }
+            };
+            a.att[k] = hit.0;
+            a.union[c] |= hit.0;
+        }
+        a
+    }
+}
+
+impl Attacks {
+    /// Whether the placement counts with `turn` to move: the side not to
+    /// move is not in check.
+    #[inline]
+    pub(crate) fn legal(&self, turn: Color) -> bool {
+        self.union[ci(turn)] & (1 << self.king[ci(!turn)]) == 0
+    }
+
+    /// Whether `turn` is in check.
+    #[inline]
+    pub(crate) fn in_check(&self, turn: Color) -> bool {
+        self.union[ci(!turn)] & (1 << self.king[ci(turn)]) != 0
+    }
+
+    /// [`Pos::for_each_move`] with [`Kind::Captures`]: the same moves in
+    /// the same order.
+    #[inline]
+    pub(crate) fn for_each_capture(&self, pos: &Pos, turn: Color, mut f: impl FnMut(Mv)) {
+        let theirs = self.by[ci(!turn)];
+        let king = self.king[ci(turn)];
+        let checked = self.in_check(turn);
+        let lines = attacks::queen_attacks(sq(king), Bitboard(0)).0;
+        let last_rank = match turn {
+            Color::White => 7,
+            Color::Black => 0,
+        };
+        for i in 0..pos.n {
+            let p = pos.pc[i];
+            if p.color != turn {
+                continue;
+            }
+            let mut t = self.att[i] & theirs;
+            // As `Check::safe`: a piece off the lines through an unchecked
+            // king cannot expose it.
+            let free = p.role != Role::King && !checked && lines & (1 << pos.sq[i]) == 0;
+            while t != 0 {
+                let to = t.trailing_zeros() as u8;
+                t &= t - 1;
+                let cap = pos.slot_at(to);
+                if !free && !pos.safe(turn, i, to, cap, Bitboard(self.occ)) {
+                    continue;
+                }
+                if p.role == Role::Pawn && to >> 3 == last_rank {
+                    for r in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+                        f(Mv {
+                            i: i as u8,
+                            to,
+                            cap,
+                            promo: Some(r),
+                            ep: None,
+                        });
+                    }
+                } else {
+                    f(Mv {
+                        i: i as u8,
+                        to,
+                        cap,
+                        promo: None,
+                        ep: None,
+                    });
+                }
+            }
+        }
+    }
+}
+
 /// What a move generator knows about its own king, to skip most king
 /// safety tests: a piece other than the king that does not stand on a
 /// line through an unchecked king cannot expose it (no en passant here,
@@ -420,5 +529,95 @@ impl Check {
             }
         }
         pos.safe(turn, i, to, cap, occ)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The attack sets computed once agree with the one-by-one tests and
+    /// the general move generator: legality and check of both sides,
+    /// and the same captures in the same order, on pseudo-random
+    /// placements of materials with every kind of piece (pins, checks,
+    /// promotions with capture among them).
+    #[test]
+    fn attacks_agree_with_the_move_generator() {
+        let (w, b) = (Color::White, Color::Black);
+        let materials: [&[Piece]; 5] = [
+            &[
+                w.king(),
+                w.queen(),
+                w.rook(),
+                b.king(),
+                b.rook(),
+                b.bishop(),
+            ],
+            &[w.king(), w.knight(), w.knight(), b.king(), b.pawn()],
+            &[
+                w.king(),
+                w.pawn(),
+                w.pawn(),
+                b.king(),
+                b.queen(),
+                b.knight(),
+            ],
+            &[
+                w.king(),
+                w.bishop(),
+                w.pawn(),
+                b.king(),
+                b.pawn(),
+                b.rook(),
+                b.knight(),
+            ],
+            &[w.king(), w.rook(), b.king(), b.rook()],
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut legal_seen, mut captures_seen, mut promotions_seen) = (0, 0, 0);
+        for pieces in materials {
+            for _ in 0..20_000 {
+                let mut squares = [0u8; MAX];
+                let mut occ = 0u64;
+                for (k, p) in pieces.iter().enumerate() {
+                    loop {
+                        let s = (next() % 64) as u8;
+                        let edge = !(8..56).contains(&s);
+                        if occ & (1 << s) == 0 && !(p.role == Role::Pawn && edge) {
+                            squares[k] = s;
+                            occ |= 1 << s;
+                            break;
+                        }
+                    }
+                }
+                let pos = Pos::new(pieces, &squares);
+                let att = pos.attacks();
+                for turn in [w, b] {
+                    let king_attacked =
+                        |c: Color| pos.attacked(pos.king(c), !c, pos.occupied(), NONE);
+                    assert_eq!(att.legal(turn), !king_attacked(!turn), "{pos:?} {turn:?}");
+                    assert_eq!(att.in_check(turn), king_attacked(turn), "{pos:?} {turn:?}");
+                    if !att.legal(turn) {
+                        continue;
+                    }
+                    legal_seen += 1;
+                    let key = |m: Mv| (m.i, m.to, m.cap, m.promo, m.ep);
+                    let mut general = Vec::new();
+                    pos.for_each_move(turn, Kind::Captures, |m| general.push(key(m)));
+                    let mut fused = Vec::new();
+                    att.for_each_capture(&pos, turn, |m| fused.push(key(m)));
+                    assert_eq!(fused, general, "{pos:?} {turn:?}");
+                    captures_seen += fused.len();
+                    promotions_seen += fused.iter().filter(|m| m.3.is_some()).count();
+                }
+            }
+        }
+        assert!(legal_seen > 100_000 && captures_seen > 50_000 && promotions_seen > 100);
     }
 }

@@ -31,7 +31,7 @@ use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
 use super::{
-    board::{Kind, Pos},
+    board::{Attacks, Kind, Mv, Pos},
     codec::{slot_map, Counts, Located, TableCodec, Units, MAX},
     table_error,
     wdl::{flip, CaptureRoute, Closure, BLESSED, CURSED, DRAW, LOSS, WIN},
@@ -487,7 +487,8 @@ impl Sweep {
                 self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
                     let out = &w[b.base + local];
                     let turns = [b.side, !b.side];
-                    let legal = [pos.legal(turns[0]), !self.symmetric && pos.legal(turns[1])];
+                    let att = pos.attacks();
+                    let legal = [att.legal(turns[0]), !self.symmetric && att.legal(turns[1])];
                     let stored = match b.shared_lead {
                         Some(map) if legal == [true, true] => {
                             self.stored_wdl_shared(raw, b, &map, pos)?
@@ -505,7 +506,7 @@ impl Sweep {
                     };
                     for (half, cell) in out.iter().enumerate() {
                         if legal[half] {
-                            let code = self.wdl_code(b, pos, turns[half], stored[half])?;
+                            let code = self.wdl_code(b, pos, &att, turns[half], stored[half])?;
                             cell.store(code, Relaxed);
                         }
                     }
@@ -639,10 +640,10 @@ impl Sweep {
     /// The WDL code of a legal placement and side to move (pass 1): the
     /// stored value made exact with the captures.
     #[inline]
-    fn wdl_code(&self, b: &Block, pos: &Pos, turn: Color, stored: u8) -> Result<u8> {
+    fn wdl_code(&self, b: &Block, pos: &Pos, att: &Attacks, turn: Color, stored: u8) -> Result<u8> {
         let mut best: Option<u8> = None;
         let mut failure = None;
-        pos.for_each_move(turn, Kind::Captures, |m| {
+        att.for_each_capture(pos, turn, |m| {
             if best == Some(WIN) || failure.is_some() {
                 return;
             }
@@ -667,7 +668,7 @@ impl Sweep {
             Some(c) if c >= stored => c | if c > DRAW { ZB } else { 0 },
             _ => stored,
         };
-        if best.is_none() && stored == LOSS && pos.in_check(turn) && !pos.has_move(turn) {
+        if best.is_none() && stored == LOSS && att.in_check(turn) && !pos.has_move(turn) {
             code = LOSS | MATED;
         }
         Ok(code)
@@ -1043,7 +1044,7 @@ impl Sweep {
         &self,
         b: &Block,
         pos: &Pos,
-        m: super::board::Mv,
+        m: Mv,
         turn: Color,
         s: i32,
         target: i32,

@@ -405,7 +405,7 @@ mod tests {
                     sub.decode(local, &mut squares);
                     let pos = Pos::new(&sub.pieces, &squares);
                     for turn in [Color::White, Color::Black] {
-                        if !pos.legal(turn) {
+                        if !pos.attacks().legal(turn) {
                             continue;
                         }
                         pos.for_each_move(turn, Kind::Captures, |m| {

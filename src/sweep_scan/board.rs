@@ -156,6 +156,29 @@ impl Pos {
         NONE
     }
 
+    /// The squares the pieces of `by` attack, with occupancy `occ`.
+    #[inline]
+    fn attacks_of(&self, by: Color, occ: Bitboard) -> u64 {
+        let mut all = 0u64;
+        for k in 0..self.n {
+            let p = self.pc[k];
+            if p.color != by {
+                continue;
+            }
+            let from = sq(self.sq[k]);
+            all |= match p.role {
+                Role::Pawn => attacks::pawn_attacks(by, from),
+                Role::Knight => attacks::knight_attacks(from),
+                Role::Bishop => attacks::bishop_attacks(from, occ),
+                Role::Rook => attacks::rook_attacks(from, occ),
+                Role::Queen => attacks::queen_attacks(from, occ),
+                Role::King => attacks::king_attacks(from),
+            }
+            .0;
+        }
+        all
+    }
+
     /// Whether a pseudo-legal move leaves the mover's king safe.
     #[inline]
     fn safe(&self, turn: Color, i: usize, to: u8, cap: u8, occ: Bitboard) -> bool {
@@ -502,6 +525,10 @@ struct Check {
     checked: std::cell::Cell<u8>,
     /// Squares on a rank, file or diagonal through the king.
     lines: u64,
+    /// The squares the other side attacks with the king off the board,
+    /// once asked: a king move that captures nothing is safe exactly when
+    /// it ends off them (the square it ends on blocks no line to itself).
+    danger: std::cell::Cell<Option<u64>>,
 }
 
 impl Check {
@@ -512,12 +539,21 @@ impl Check {
             king,
             checked: std::cell::Cell::new(2),
             lines: attacks::queen_attacks(sq(king), Bitboard(0)).0,
+            danger: std::cell::Cell::new(None),
         }
     }
 
     /// Whether a pseudo-legal move of slot `i` leaves the king safe.
     #[inline]
     fn safe(&self, pos: &Pos, turn: Color, i: usize, to: u8, cap: u8, occ: Bitboard) -> bool {
+        if pos.pc[i].role == Role::King && cap == NONE {
+            let danger = self.danger.get().unwrap_or_else(|| {
+                let d = pos.attacks_of(!turn, Bitboard(occ.0 & !(1u64 << self.king)));
+                self.danger.set(Some(d));
+                d
+            });
+            return danger & (1u64 << to) == 0;
+        }
         if pos.pc[i].role != Role::King && self.lines & (1u64 << pos.sq[i]) == 0 {
             let mut checked = self.checked.get();
             if checked == 2 {
@@ -619,5 +655,122 @@ mod tests {
             }
         }
         assert!(legal_seen > 100_000 && captures_seen > 50_000 && promotions_seen > 100);
+    }
+
+    /// Every legal move, as shakmaty generates them, on pseudo-random
+    /// placements (no castling; no en passant square), and the quiet
+    /// moves are those that neither capture nor move a pawn.
+    #[test]
+    fn moves_agree_with_shakmaty() {
+        use shakmaty::{Board, CastlingMode, Chess, FromSetup, Position, PositionError, Setup};
+        let (w, b) = (Color::White, Color::Black);
+        let materials: [&[Piece]; 4] = [
+            &[
+                w.king(),
+                w.queen(),
+                w.rook(),
+                b.king(),
+                b.rook(),
+                b.bishop(),
+            ],
+            &[w.king(), w.knight(), w.knight(), b.king(), b.pawn()],
+            &[
+                w.king(),
+                w.pawn(),
+                w.pawn(),
+                b.king(),
+                b.queen(),
+                b.knight(),
+            ],
+            &[
+                w.king(),
+                w.bishop(),
+                w.pawn(),
+                b.king(),
+                b.pawn(),
+                b.rook(),
+                b.knight(),
+            ],
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut positions, mut king_moves) = (0, 0);
+        for pieces in materials {
+            for _ in 0..5_000 {
+                let mut squares = [0u8; MAX];
+                let mut occ = 0u64;
+                for (k, p) in pieces.iter().enumerate() {
+                    loop {
+                        let s = (next() % 64) as u8;
+                        let edge = !(8..56).contains(&s);
+                        if occ & (1 << s) == 0 && !(p.role == Role::Pawn && edge) {
+                            squares[k] = s;
+                            occ |= 1 << s;
+                            break;
+                        }
+                    }
+                }
+                let pos = Pos::new(pieces, &squares);
+                for turn in [w, b] {
+                    if !pos.attacks().legal(turn) {
+                        continue;
+                    }
+                    let mut board = Board::empty();
+                    for (p, s) in pos.pairs() {
+                        board.set_piece_at(sq(s), p);
+                    }
+                    let mut setup = Setup::empty();
+                    setup.board = board;
+                    setup.turn = turn;
+                    let chess = Chess::from_setup(setup, CastlingMode::Standard)
+                        .or_else(PositionError::ignore_impossible_check)
+                        .expect("a legal placement");
+                    let mut theirs: Vec<(u8, u8, Option<Role>)> = chess
+                        .legal_moves()
+                        .iter()
+                        .map(|m| {
+                            let from = m.from().expect("no drops");
+                            (u8::from(from), u8::from(m.to()), m.promotion())
+                        })
+                        .collect();
+                    let mut mine = Vec::new();
+                    pos.for_each_move(turn, Kind::All, |m| {
+                        mine.push((pos.sq[usize::from(m.i)], m.to, m.promo));
+                    });
+                    theirs.sort();
+                    mine.sort();
+                    assert_eq!(mine, theirs, "{pos:?} {turn:?}");
+                    let mut quiet = Vec::new();
+                    pos.for_each_move(turn, Kind::Quiet, |m| {
+                        quiet.push((pos.sq[usize::from(m.i)], m.to, m.promo));
+                    });
+                    quiet.sort();
+                    let expected: Vec<_> = chess
+                        .legal_moves()
+                        .iter()
+                        .filter(|m| !m.is_zeroing())
+                        .map(|m| (u8::from(m.from().unwrap()), u8::from(m.to()), None))
+                        .collect::<std::collections::BTreeSet<_>>()
+                        .into_iter()
+                        .collect();
+                    assert_eq!(quiet, expected, "{pos:?} {turn:?}");
+                    positions += 1;
+                    king_moves += chess
+                        .legal_moves()
+                        .iter()
+                        .filter(|m| m.role() == Role::King)
+                        .count();
+                }
+            }
+        }
+        assert!(
+            positions > 20_000 && king_moves > 50_000,
+            "{positions} {king_moves}"
+        );
     }
 }

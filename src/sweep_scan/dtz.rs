@@ -437,9 +437,8 @@ impl Sweep {
     /// Whether a winner (class `wdl`) has a pawn move (not a capture) that
     /// keeps its class: then it zeroes at once.
     fn pawn_win(&self, pos: &Pos, turn: Color, wdl: u8) -> Result<bool> {
-        if self.counts[cidx(turn)][Role::Pawn as usize - 1] == 0
-            && self.counts[cidx(!turn)][Role::Pawn as usize - 1] == 0
-        {
+        // Only the mover's own pawns push.
+        if !pos.pc[..pos.n].contains(&turn.pawn()) {
             return Ok(false);
         }
         let mut found = false;
@@ -802,19 +801,22 @@ impl Sweep {
         Ok((raw.dtz as i16, raw.rounded))
     }
 
-    /// The successor of a position of block `b` by a quiet move (slots
-    /// unchanged): its global index and side (0 stored, 1 unstored).
+    /// The successor of a position of block `b` by quiet move `m` of
+    /// `mover`: its global index and side (0 stored, 1 unstored).
     #[inline]
-    fn quiet_succ(&self, b: &Block, after: &Pos, turn: Color) -> Result<(usize, usize)> {
+    fn quiet_succ(&self, b: &Block, pos: &Pos, m: Mv, mover: Color) -> Result<(usize, usize)> {
         if self.symmetric {
-            return self.locate_main(after, turn);
+            return self.locate_main(&pos.after(m), !mover);
         }
         let codec = &self.dtz.subs[b.sub].codec;
-        let mut squares = after.sq;
+        // A quiet move captures nothing and promotes nothing: the slots
+        // keep their pieces, one its square.
+        let mut squares = pos.sq;
+        squares[usize::from(m.i)] = m.to;
         let idx = codec
-            .encode(&mut squares[..after.n])
+            .encode(&mut squares[..pos.n])
             .ok_or_else(|| Error::Other("successor without a DTZ index".into()))?;
-        Ok((b.base + idx as usize, usize::from(turn != b.side)))
+        Ok((b.base + idx as usize, usize::from(!mover != b.side)))
     }
 
     /// The raw magnitude of a rounded value (settled or not): raw stored
@@ -885,7 +887,7 @@ impl Sweep {
             if failure.is_some() {
                 return;
             }
-            let (j2, half2) = match self.quiet_succ(b, &pos.after(m), !turn) {
+            let (j2, half2) = match self.quiet_succ(b, pos, m, turn) {
                 Ok(x) => x,
                 Err(e) => {
                     failure = Some(e);
@@ -1050,7 +1052,7 @@ impl Sweep {
         target: i32,
         need: i32,
     ) -> Result<bool> {
-        let (j2, half2) = self.quiet_succ(b, &pos.after(m), !turn)?;
+        let (j2, half2) = self.quiet_succ(b, pos, m, turn)?;
         let v = self.value(half2, j2);
         if v == DTZ_MATED {
             return Ok(s > 0 && target == 1);

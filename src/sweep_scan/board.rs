@@ -572,16 +572,39 @@ impl Check {
 mod tests {
     use super::*;
 
-    /// The attack sets computed once agree with the one-by-one tests and
-    /// the general move generator: legality and check of both sides,
-    /// and the same captures in the same order, on pseudo-random
-    /// placements of materials with every kind of piece (pins, checks,
-    /// promotions with capture among them).
-    #[test]
-    fn attacks_agree_with_the_move_generator() {
+    /// Calls `f` with `count` pseudo-random placements of `pieces`
+    /// (distinct squares; no pawn on the first or last rank), from `seed`.
+    fn random_placements(pieces: &[Piece], count: usize, seed: &mut u64, mut f: impl FnMut(Pos)) {
+        let mut next = || {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            *seed
+        };
+        for _ in 0..count {
+            let mut squares = [0u8; MAX];
+            let mut occ = 0u64;
+            for (k, p) in pieces.iter().enumerate() {
+                loop {
+                    let s = (next() % 64) as u8;
+                    let edge = !(8..56).contains(&s);
+                    if occ & (1 << s) == 0 && !(p.role == Role::Pawn && edge) {
+                        squares[k] = s;
+                        occ |= 1 << s;
+                        break;
+                    }
+                }
+            }
+            f(Pos::new(pieces, &squares));
+        }
+    }
+
+    /// Materials with every kind of piece: pins, checks, promotions with
+    /// and without capture.
+    fn materials() -> Vec<Vec<Piece>> {
         let (w, b) = (Color::White, Color::Black);
-        let materials: [&[Piece]; 5] = [
-            &[
+        vec![
+            vec![
                 w.king(),
                 w.queen(),
                 w.rook(),
@@ -589,8 +612,8 @@ mod tests {
                 b.rook(),
                 b.bishop(),
             ],
-            &[w.king(), w.knight(), w.knight(), b.king(), b.pawn()],
-            &[
+            vec![w.king(), w.knight(), w.knight(), b.king(), b.pawn()],
+            vec![
                 w.king(),
                 w.pawn(),
                 w.pawn(),
@@ -598,7 +621,7 @@ mod tests {
                 b.queen(),
                 b.knight(),
             ],
-            &[
+            vec![
                 w.king(),
                 w.bishop(),
                 w.pawn(),
@@ -607,32 +630,22 @@ mod tests {
                 b.rook(),
                 b.knight(),
             ],
-            &[w.king(), w.rook(), b.king(), b.rook()],
-        ];
+            vec![w.king(), w.rook(), b.king(), b.rook()],
+        ]
+    }
+
+    /// The attack sets computed once agree with the one-by-one tests and
+    /// the general move generator: legality and check of both sides,
+    /// and the same captures in the same order, on pseudo-random
+    /// placements of materials with every kind of piece (pins, checks,
+    /// promotions with capture among them).
+    #[test]
+    fn attacks_agree_with_the_move_generator() {
+        let (w, b) = (Color::White, Color::Black);
         let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
         let (mut legal_seen, mut captures_seen, mut promotions_seen) = (0, 0, 0);
-        for pieces in materials {
-            for _ in 0..20_000 {
-                let mut squares = [0u8; MAX];
-                let mut occ = 0u64;
-                for (k, p) in pieces.iter().enumerate() {
-                    loop {
-                        let s = (next() % 64) as u8;
-                        let edge = !(8..56).contains(&s);
-                        if occ & (1 << s) == 0 && !(p.role == Role::Pawn && edge) {
-                            squares[k] = s;
-                            occ |= 1 << s;
-                            break;
-                        }
-                    }
-                }
-                let pos = Pos::new(pieces, &squares);
+        for pieces in &materials() {
+            random_placements(pieces, 20_000, &mut seed, |pos| {
                 let att = pos.attacks();
                 for turn in [w, b] {
                     let king_attacked =
@@ -652,7 +665,7 @@ mod tests {
                     captures_seen += fused.len();
                     promotions_seen += fused.iter().filter(|m| m.3.is_some()).count();
                 }
-            }
+            });
         }
         assert!(legal_seen > 100_000 && captures_seen > 50_000 && promotions_seen > 100);
     }
@@ -664,58 +677,10 @@ mod tests {
     fn moves_agree_with_shakmaty() {
         use shakmaty::{Board, CastlingMode, Chess, FromSetup, Position, PositionError, Setup};
         let (w, b) = (Color::White, Color::Black);
-        let materials: [&[Piece]; 4] = [
-            &[
-                w.king(),
-                w.queen(),
-                w.rook(),
-                b.king(),
-                b.rook(),
-                b.bishop(),
-            ],
-            &[w.king(), w.knight(), w.knight(), b.king(), b.pawn()],
-            &[
-                w.king(),
-                w.pawn(),
-                w.pawn(),
-                b.king(),
-                b.queen(),
-                b.knight(),
-            ],
-            &[
-                w.king(),
-                w.bishop(),
-                w.pawn(),
-                b.king(),
-                b.pawn(),
-                b.rook(),
-                b.knight(),
-            ],
-        ];
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
         let (mut positions, mut king_moves) = (0, 0);
-        for pieces in materials {
-            for _ in 0..5_000 {
-                let mut squares = [0u8; MAX];
-                let mut occ = 0u64;
-                for (k, p) in pieces.iter().enumerate() {
-                    loop {
-                        let s = (next() % 64) as u8;
-                        let edge = !(8..56).contains(&s);
-                        if occ & (1 << s) == 0 && !(p.role == Role::Pawn && edge) {
-                            squares[k] = s;
-                            occ |= 1 << s;
-                            break;
-                        }
-                    }
-                }
-                let pos = Pos::new(pieces, &squares);
+        for pieces in &materials() {
+            random_placements(pieces, 5_000, &mut seed, |pos| {
                 for turn in [w, b] {
                     if !pos.attacks().legal(turn) {
                         continue;
@@ -766,7 +731,7 @@ mod tests {
                         .filter(|m| m.role() == Role::King)
                         .count();
                 }
-            }
+            });
         }
         assert!(
             positions > 20_000 && king_moves > 50_000,

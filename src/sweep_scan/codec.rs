@@ -614,8 +614,8 @@ impl Symmetry {
     }
 }
 
-/// Sorts a group's few squares (insertion sort: the general sort is not
-/// inlined, and its call costs more than the sorting).
+/// Sorts a group's few squares in place (an insertion sort, inlined: a
+/// group holds at most a few squares).
 #[inline]
 fn sort_small(group: &mut [u8]) {
     for k in 1..group.len() {

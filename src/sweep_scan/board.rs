@@ -4,7 +4,7 @@
 
 use shakmaty::{attacks, Bitboard, Color, Piece, Role, Square};
 
-use super::codec::MAX;
+use super::codec::{cidx, MAX};
 
 /// No piece index.
 pub(crate) const NONE: u8 = u8::MAX;
@@ -407,11 +407,6 @@ pub(crate) struct Attacks {
     king: [u8; 2],
 }
 
-#[inline]
-fn ci(c: Color) -> usize {
-    usize::from(c == Color::Black)
-}
-
 impl Pos {
     /// The attacks of every piece.
     #[inline]
@@ -426,7 +421,7 @@ impl Pos {
         };
         for k in 0..self.n {
             let p = self.pc[k];
-            let c = ci(p.color);
+            let c = cidx(p.color);
             let from = sq(self.sq[k]);
             a.by[c] |= 1 << self.sq[k];
             let hit = match p.role {
@@ -452,21 +447,21 @@ impl Attacks {
     /// move is not in check.
     #[inline]
     pub(crate) fn legal(&self, turn: Color) -> bool {
-        self.union[ci(turn)] & (1 << self.king[ci(!turn)]) == 0
+        self.union[cidx(turn)] & (1 << self.king[cidx(!turn)]) == 0
     }
 
     /// Whether `turn` is in check.
     #[inline]
     pub(crate) fn in_check(&self, turn: Color) -> bool {
-        self.union[ci(!turn)] & (1 << self.king[ci(turn)]) != 0
+        self.union[cidx(!turn)] & (1 << self.king[cidx(turn)]) != 0
     }
 
     /// [`Pos::for_each_move`] with [`Kind::Captures`]: the same moves in
     /// the same order.
     #[inline]
     pub(crate) fn for_each_capture(&self, pos: &Pos, turn: Color, mut f: impl FnMut(Mv)) {
-        let theirs = self.by[ci(!turn)];
-        let king = self.king[ci(turn)];
+        let theirs = self.by[cidx(!turn)];
+        let king = self.king[cidx(turn)];
         let checked = self.in_check(turn);
         let lines = attacks::queen_attacks(sq(king), Bitboard(0)).0;
         let last_rank = match turn {

@@ -779,7 +779,9 @@ pub(crate) fn slot_map(to: &[Piece], from: &[Piece], lead: Option<usize>) -> Opt
 /// Piece counts by colour and role (`role as usize - 1`).
 pub(crate) type Counts = [[u8; 6]; 2];
 
-fn cidx(c: Color) -> usize {
+/// A colour as an index into per-colour arrays: White 0, Black 1.
+#[inline]
+pub(crate) fn cidx(c: Color) -> usize {
     match c {
         Color::White => 0,
         Color::Black => 1,

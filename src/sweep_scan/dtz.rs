@@ -32,7 +32,7 @@ use shakmaty::{Color, Role};
 
 use super::{
     board::{Attacks, Kind, Mv, Pos},
-    codec::{slot_map, Counts, Located, TableCodec, Units, MAX},
+    codec::{cidx, slot_map, Counts, Located, TableCodec, Units, MAX},
     table_error,
     wdl::{flip, CaptureRoute, Closure, BLESSED, CURSED, DRAW, LOSS, WIN},
     Progress,
@@ -155,13 +155,6 @@ impl RawWdl {
     fn get(&self, side: Color, idx: u64) -> u8 {
         let c = cidx(side);
         self.vals[c][(idx - self.start[c]) as usize]
-    }
-}
-
-fn cidx(c: Color) -> usize {
-    match c {
-        Color::White => 0,
-        Color::Black => 1,
     }
 }
 

@@ -16,9 +16,9 @@
 //! per index (the WDL codes of both sides to move) and the closure's tables
 //! (1 byte per index and side for those the captures and promotions reach:
 //! the stored value, resolved in place). Pass 1 adds the WDL file's stored
-//! values that one block reads (1 byte per index and side). The later passes (DTZ,
-//! rounding, counting) run chunk by chunk and add 5 bytes per index of one
-//! chunk (two DTZ values, flags): a chunk is one sub-table of the DTZ file
+//! values that one block reads (1 byte per index and side). The later
+//! passes (DTZ, rounding, counting) run chunk by chunk and add 5 bytes per
+//! index of one chunk (two DTZ values, flags): a chunk is one sub-table of the DTZ file
 //! (a file of the leading pawn) for asymmetric pawn tables, since a quiet
 //! move moves no pawn and its successor stays in the same sub-table; else
 //! the whole table (see `Sweep::chunks`). KRBvKR: 115 M indices,

@@ -14,7 +14,7 @@ use shakmaty::{Color, Piece};
 
 use super::{
     board::{Kind, Pos},
-    codec::{counts_of, parse_counts, slot_map, Counts, TableCodec, MAX},
+    codec::{cidx, counts_of, parse_counts, slot_map, Counts, TableCodec, MAX},
     table_error,
 };
 use crate::{
@@ -55,16 +55,9 @@ pub(crate) struct ClosureTable {
     values: [OnceLock<std::result::Result<Vec<AtomicU8>, String>>; 2],
 }
 
-fn side_idx(c: Color) -> usize {
-    match c {
-        Color::White => 0,
-        Color::Black => 1,
-    }
-}
-
 impl ClosureTable {
     fn values(&self, side: Color) -> Result<&[AtomicU8]> {
-        let r = self.values[side_idx(side)].get_or_init(|| {
+        let r = self.values[cidx(side)].get_or_init(|| {
             let len = self.file.index_len(side);
             let mut v = vec![0u8; len as usize];
             self.file

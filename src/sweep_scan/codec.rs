@@ -273,6 +273,93 @@ impl SubCodec {
         idx
     }
 
+    /// The group a slot belongs to.
+    pub(crate) fn group_of(&self, slot: usize) -> usize {
+        let mut end = 0;
+        for (g, &len) in self.lens.iter().enumerate() {
+            end += len;
+            if slot < end {
+                return g;
+            }
+        }
+        self.lens.len()
+    }
+
+    /// Whether slot `slot` can be the piece [`SubCodec::mover`] moves: a
+    /// group of its own after the leading group (so that it decides no
+    /// symmetry), not a pawn (pawn groups have their own square ranges).
+    pub(crate) fn can_move(&self, slot: usize) -> bool {
+        let g = self.group_of(slot);
+        g >= 1 && g < self.lens.len() && self.lens[g] == 1 && self.pieces[slot].role != Role::Pawn
+    }
+
+    /// The index of a placement as a function of the square of the piece
+    /// in slot `slot` (which must satisfy [`SubCodec::can_move`]), the
+    /// other pieces fixed as in `squares` (encoding order, the mover's
+    /// own square ignored): a placement's index then costs a few
+    /// comparisons instead of an encoding. `None` where
+    /// [`SubCodec::encode`] has none (kings that cannot be encoded).
+    ///
+    /// Why it works: the mover is no part of the leading group, so the
+    /// symmetry and the leading digit do not depend on it; its own digit
+    /// is its square less the earlier groups' squares below it; and each
+    /// piece of a later group loses one rank where the mover stands below
+    /// it, which lowers the index by a constant per piece.
+    pub(crate) fn mover(&self, squares: &[u8], slot: usize) -> Option<MoverIndex> {
+        let n = self.pieces.len();
+        let sym = self.symmetry(squares);
+        let mut canon = [0u8; MAX];
+        for (c, &sq) in canon.iter_mut().zip(&squares[..n]) {
+            *c = sym.map(sq);
+        }
+        let lead = self.lead_digit(&mut canon[..n])?;
+        let mover_group = self.group_of(slot);
+        let mut m = MoverIndex {
+            sym,
+            base: lead * self.factors[0],
+            factor: self.factors[mover_group],
+            earlier: [u8::MAX; MAX],
+            later: [(0, 0); MAX],
+        };
+        // The squares of the groups so far, the mover's excluded.
+        let mut before = [u8::MAX; MAX];
+        let mut placed = self.lens[0];
+        before[..placed].copy_from_slice(&canon[..placed]);
+        let mut later = 0;
+        let mut group_sq = self.lens[0];
+        for g in 1..self.lens.len() {
+            let len = self.lens[g];
+            if g == mover_group {
+                m.earlier = before;
+                group_sq += len;
+                continue;
+            }
+            let group = &mut canon[group_sq..group_sq + len];
+            if len > 1 {
+                sort_small(group);
+            }
+            let offset = if self.pp && g == 1 { 8 } else { 0 };
+            let mut digit = 0;
+            for (i, &sq) in group.iter().enumerate() {
+                let below = before[..placed].iter().filter(|&&o| o < sq).count() as u64;
+                let rank = u64::from(sq) - below - offset;
+                let term = binom(rank, i + 1);
+                digit += term;
+                if g > mover_group {
+                    // With the mover below, one free square fewer below.
+                    let lower = binom(rank.saturating_sub(1), i + 1);
+                    m.later[later] = (sq, (term - lower) * self.factors[g]);
+                    later += 1;
+                }
+            }
+            m.base += digit * self.factors[g];
+            before[placed..placed + len].copy_from_slice(group);
+            placed += len;
+            group_sq += len;
+        }
+        Some(m)
+    }
+
     /// The canonical placement of an index, squares in encoding order.
     pub(crate) fn decode(&self, idx: u64, squares: &mut [u8; MAX]) {
         let mut digits = [0u64; MAX];
@@ -372,6 +459,113 @@ impl SubCodec {
         let placed: usize = self.lens[..split].iter().sum();
         let occ = squares[..placed].iter().fold(0u64, |o, &s| o | 1 << s);
         self.walk_group(split, placed, occ, base, &mut squares, &mut f)
+    }
+
+    /// Whether [`SubCodec::walk_mover`] can walk `units` with the piece of
+    /// slot `slot` innermost: units by groups, that piece's group walked
+    /// within a unit.
+    pub(crate) fn can_walk_mover(&self, units: Units, slot: usize) -> bool {
+        match units.order {
+            Order::Groups { split } => self.can_move(slot) && self.group_of(slot) >= split,
+            _ => false,
+        }
+    }
+
+    /// Calls `f(squares, fresh)` for every placement of one work unit of
+    /// [`SubCodec::walk`] (the same placements, in another order: the
+    /// piece of slot `slot` innermost, so that a caller can work out what
+    /// depends on the other pieces once per run of the mover, with
+    /// [`SubCodec::mover`]). `fresh` says that a piece other than the mover
+    /// moved since the last call. [`SubCodec::can_walk_mover`] must hold.
+    ///
+    /// # Errors
+    ///
+    /// The first error `f` returns, which ends the walk.
+    pub(crate) fn walk_mover<E>(
+        &self,
+        units: Units,
+        unit: u64,
+        slot: usize,
+        mut f: impl FnMut(&[u8; MAX], bool) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let Order::Groups { split } = units.order else {
+            unreachable!("walk_mover needs units by groups");
+        };
+        let mut digits = [0u64; MAX];
+        let mut rest = unit;
+        for g in (0..split).rev() {
+            digits[g] = rest % self.radix[g];
+            rest /= self.radix[g];
+        }
+        let mut squares = [0u8; MAX];
+        self.fill(&digits, 0, split, &mut squares);
+        let placed: usize = self.lens[..split].iter().sum();
+        let occ = squares[..placed].iter().fold(0u64, |o, &s| o | 1 << s);
+        let mut fresh = true;
+        self.walk_others(split, slot, occ, &mut squares, &mut fresh, &mut f)
+    }
+
+    /// Enumerates the groups from `g` on but the mover's (slot `slot`),
+    /// each on the squares the earlier ones leave free, then the mover.
+    fn walk_others<E>(
+        &self,
+        g: usize,
+        slot: usize,
+        occ: u64,
+        squares: &mut [u8; MAX],
+        fresh: &mut bool,
+        f: &mut impl FnMut(&[u8; MAX], bool) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if g == self.lens.len() {
+            for sq in 0..64u8 {
+                if occ & 1 << sq == 0 {
+                    squares[slot] = sq;
+                    f(squares, *fresh)?;
+                    *fresh = false;
+                }
+            }
+            return Ok(());
+        }
+        if g == self.group_of(slot) {
+            return self.walk_others(g + 1, slot, occ, squares, fresh, f);
+        }
+        let len = self.lens[g];
+        let at: usize = self.lens[..g].iter().sum();
+        // As in `walk_group`; the mover is not placed yet, so its square
+        // is among the free ones and is left to it afterwards.
+        let (free, m) = if self.pp && g == 1 {
+            free_squares(occ, 8, 48 - self.lens[0])
+        } else {
+            free_squares(occ, 0, 64)
+        };
+        let mut r = [0usize; MAX];
+        for (i, ri) in r.iter_mut().enumerate().take(len) {
+            *ri = i;
+        }
+        if len > m {
+            return Ok(());
+        }
+        loop {
+            let mut bits = 0u64;
+            for i in 0..len {
+                let sq = free[r[i]];
+                squares[at + i] = sq;
+                bits |= 1 << sq;
+            }
+            *fresh = true;
+            self.walk_others(g + 1, slot, occ | bits, squares, fresh, f)?;
+            let mut i = 0;
+            while i < len && r[i] + 1 == if i + 1 < len { r[i + 1] } else { m } {
+                i += 1;
+            }
+            if i == len {
+                return Ok(());
+            }
+            r[i] += 1;
+            for (k, rk) in r.iter_mut().enumerate().take(i) {
+                *rk = k;
+            }
+        }
     }
 
     /// The walk in index order where group `fg`, a single piece, varies
@@ -590,6 +784,39 @@ impl SubCodec {
                 }
             }
         }
+    }
+}
+
+/// The index of a sub-table's placements where one piece moves and the
+/// others stand still (see [`SubCodec::mover`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MoverIndex {
+    sym: Symmetry,
+    /// The index with the mover's digit 0 and no later piece above it.
+    base: u64,
+    /// The factor of the mover's group.
+    factor: u64,
+    /// Canonical squares of the groups before the mover's (`u8::MAX`
+    /// pads).
+    earlier: [u8; MAX],
+    /// Per piece of a later group: its canonical square, and how much
+    /// the index drops where the mover stands below it (`(0, 0)` pads).
+    later: [(u8, u64); MAX],
+}
+
+impl MoverIndex {
+    /// The index with the mover on `sq` (a square the others leave free).
+    #[inline]
+    pub(crate) fn index(&self, sq: u8) -> u64 {
+        let s = self.sym.map(sq);
+        let below = self.earlier.iter().filter(|&&e| e < s).count() as u64;
+        let mut idx = self.base + self.factor * (u64::from(s) - below);
+        for &(q, drop) in &self.later {
+            if s < q {
+                idx -= drop;
+            }
+        }
+        idx
     }
 }
 

@@ -32,9 +32,9 @@ use shakmaty::{Color, Role};
 
 use super::{
     board::{Attacks, Kind, Mv, Pos},
-    codec::{cidx, slot_map, Counts, Located, TableCodec, Units, MAX},
+    codec::{cidx, slot_map, Counts, Located, MoverIndex, TableCodec, Units, MAX},
     table_error,
-    wdl::{flip, CaptureRoute, Closure, BLESSED, CURSED, DRAW, LOSS, WIN},
+    wdl::{flip, CaptureRoute, Closure, RoutedMover, BLESSED, CURSED, DRAW, LOSS, WIN},
     Progress,
 };
 use crate::{
@@ -107,6 +107,30 @@ pub(crate) struct Block {
     /// of the stored side's WDL order holding the same square, so that
     /// one canonicalisation and one leading digit serve both.
     shared_lead: Option<[u8; MAX]>,
+    /// Where pass 1 can walk the block with one piece innermost and find
+    /// the placements' indices without encoding them (see
+    /// [`super::codec::SubCodec::mover`]).
+    mover: Option<Mover>,
+}
+
+/// What pass 1 keeps of one capture (by one slot of another) for a run of
+/// the mover.
+#[derive(Clone, Copy)]
+enum CaptureMemo {
+    /// The mover takes: the same position after it all run long.
+    Value(u8),
+    /// The index after the capture as a function of the mover's square.
+    Moving(RoutedMover),
+    /// Worked out per placement.
+    General,
+}
+
+/// The piece pass 1 moves innermost in a block: its slot in the DTZ order
+/// and in each side's WDL order (stored side first).
+#[derive(Clone, Copy)]
+struct Mover {
+    dtz_slot: usize,
+    wdl_slot: [usize; 2],
 }
 
 /// The scanned table in memory.
@@ -266,6 +290,26 @@ impl Sweep {
                 }
                 _ => None,
             };
+            let mover = match &wdl_perm {
+                [Some((w0, p0)), Some((w1, p1))] => {
+                    let units = info.codec.units();
+                    let n = info.codec.pieces.len();
+                    let wdl_slot = |perm: &[u8; MAX], d: usize| {
+                        perm[..n].iter().position(|&x| usize::from(x) == d)
+                    };
+                    (0..n).find_map(|d| {
+                        let slots = [wdl_slot(p0, d)?, wdl_slot(p1, d)?];
+                        let ok = info.codec.can_walk_mover(units, d)
+                            && wdl.subs[*w0].codec.can_move(slots[0])
+                            && wdl.subs[*w1].codec.can_move(slots[1]);
+                        ok.then_some(Mover {
+                            dtz_slot: d,
+                            wdl_slot: slots,
+                        })
+                    })
+                }
+                _ => None,
+            };
             block_of_sub[k] = blocks.len();
             let pieces = &info.codec.pieces;
             blocks.push(Block {
@@ -276,6 +320,7 @@ impl Sweep {
                 wdl_perm,
                 same_index,
                 shared_lead,
+                mover,
                 routes: (0..pieces.len())
                     .map(|c| closure.route(pieces, c))
                     .collect(),
@@ -475,9 +520,17 @@ impl Sweep {
                 }
             };
             let units = self.dtz.subs[b.sub].codec.units();
+            if let Some(mover) = b.mover {
+                (0..units.count).into_par_iter().try_for_each_init(
+                    || vec![(0, CaptureMemo::General); MAX * MAX],
+                    |memo, unit| {
+                        self.walk_unit_mover(b, mover, units, unit, raw, &w, memo, progress)
+                    },
+                )?;
+                continue;
+            }
             (0..units.count).into_par_iter().try_for_each(|unit| {
                 self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
-                    let out = &w[b.base + local];
                     let turns = [b.side, !b.side];
                     let att = pos.attacks();
                     let legal = [att.legal(turns[0]), !self.symmetric && att.legal(turns[1])];
@@ -496,13 +549,9 @@ impl Sweep {
                             stored
                         }
                     };
-                    for (half, cell) in out.iter().enumerate() {
-                        if legal[half] {
-                            let code = self.wdl_code(b, pos, &att, turns[half], stored[half])?;
-                            cell.store(code, Relaxed);
-                        }
-                    }
-                    Ok(())
+                    let mut after_capture = |m, turn| self.capture_wdl(b, pos, m, turn);
+                    let out = &w[b.base + local];
+                    self.store_codes(b, pos, &att, stored, out, &mut after_capture)
                 })
             })?;
         }
@@ -513,6 +562,113 @@ impl Sweep {
             .collect();
         self.w = w;
         Ok(())
+    }
+
+    /// Pass 1's work on one placement once its stored values are known:
+    /// the WDL codes of the sides to move (stored side first) for which it
+    /// is legal, those whose stored value is not [`ILLEGAL`].
+    #[inline]
+    fn store_codes(
+        &self,
+        b: &Block,
+        pos: &Pos,
+        att: &Attacks,
+        stored: [u8; 2],
+        out: &[AtomicU8; 2],
+        after_capture: &mut impl FnMut(Mv, Color) -> Result<u8>,
+    ) -> Result<()> {
+        let turns = [b.side, !b.side];
+        for (half, cell) in out.iter().enumerate() {
+            if stored[half] != ILLEGAL {
+                let code = self.wdl_code(pos, att, turns[half], stored[half], after_capture)?;
+                cell.store(code, Relaxed);
+            }
+        }
+        Ok(())
+    }
+
+    /// Pass 1 on one work unit of block `b`, walked with the piece
+    /// `mover` innermost: the placement's DTZ index and both sides' WDL
+    /// indices are worked out once per run of the mover (see
+    /// [`super::codec::SubCodec::mover`]), not encoded per placement.
+    #[allow(clippy::too_many_arguments)]
+    fn walk_unit_mover(
+        &self,
+        b: &Block,
+        mover: Mover,
+        units: Units,
+        unit: u64,
+        raw: &RawWdl,
+        w: &[[AtomicU8; 2]],
+        memo: &mut [(u64, CaptureMemo)],
+        progress: &Progress,
+    ) -> Result<()> {
+        let (Some((w0, p0)), Some((w1, p1))) = (&b.wdl_perm[0], &b.wdl_perm[1]) else {
+            return Err(Error::Other("mover without WDL sub-tables".into()));
+        };
+        let codec = &self.dtz.subs[b.sub].codec;
+        let wdl = [&self.wdl.subs[*w0], &self.wdl.subs[*w1]];
+        let perms = [p0, p1];
+        let turns = [b.side, !b.side];
+        let n = codec.pieces.len();
+        let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
+        let mut dtz_index = None;
+        let mut wdl_index = [None, None];
+        let mut count = 0;
+        let no_index = || Error::Other("legal position without a WDL index".into());
+        // Runs are numbered from the unit's first index, so that a memo
+        // entry of an earlier unit never passes for one of this unit.
+        let mut run = unit * (1 << 32);
+        let walked = codec.walk_mover(units, unit, mover.dtz_slot, |squares, fresh| {
+            count += 1;
+            if fresh {
+                run += 1;
+                dtz_index = codec.mover(squares, mover.dtz_slot);
+                for half in 0..2 {
+                    let mut ws = [0u8; MAX];
+                    for (slot, &d) in perms[half][..n].iter().enumerate() {
+                        ws[slot] = squares[usize::from(d)];
+                    }
+                    wdl_index[half] = wdl[half].codec.mover(&ws, mover.wdl_slot[half]);
+                }
+            }
+            let sq = squares[mover.dtz_slot];
+            let local = dtz_index
+                .ok_or_else(|| Error::Other("walked placement without a DTZ index".into()))?
+                .index(sq) as usize;
+            pos.sq = *squares;
+            let att = pos.attacks();
+            let legal = [att.legal(turns[0]), att.legal(turns[1])];
+            let mut stored = [ILLEGAL; 2];
+            for half in 0..2 {
+                if legal[half] {
+                    let idx = wdl_index[half].ok_or_else(no_index)?.index(sq);
+                    stored[half] = raw.get(turns[half], wdl[half].start + idx);
+                }
+            }
+            let pos = &pos;
+            let mut after_capture = |m: Mv, turn: Color| -> Result<u8> {
+                let cell = &mut memo[usize::from(m.i) * MAX + usize::from(m.cap)];
+                if cell.0 != run {
+                    *cell = (run, self.capture_memo(b, pos, m, turn, mover.dtz_slot)?);
+                }
+                match &cell.1 {
+                    CaptureMemo::Value(v) => Ok(*v),
+                    CaptureMemo::Moving(r) => {
+                        let route = b.routes[usize::from(m.cap)]
+                            .as_ref()
+                            .ok_or_else(|| Error::Other("capture memo without its route".into()))?;
+                        self.closure
+                            .wdl_routed_mover(route, r, sq, || pos.after(m), !turn)
+                    }
+                    CaptureMemo::General => self.capture_wdl(b, pos, m, turn),
+                }
+            };
+            let out = &w[b.base + local];
+            self.store_codes(b, pos, &att, stored, out, &mut after_capture)
+        });
+        progress.add(count);
+        walked
     }
 
     /// The WDL file's stored values that pass 1 reads for block `b` (the
@@ -632,23 +788,21 @@ impl Sweep {
     /// The WDL code of a legal placement and side to move (pass 1): the
     /// stored value made exact with the captures.
     #[inline]
-    fn wdl_code(&self, b: &Block, pos: &Pos, att: &Attacks, turn: Color, stored: u8) -> Result<u8> {
+    fn wdl_code(
+        &self,
+        pos: &Pos,
+        att: &Attacks,
+        turn: Color,
+        stored: u8,
+        after_capture: &mut impl FnMut(Mv, Color) -> Result<u8>,
+    ) -> Result<u8> {
         let mut best: Option<u8> = None;
         let mut failure = None;
         att.for_each_capture(pos, turn, |m| {
             if best == Some(WIN) || failure.is_some() {
                 return;
             }
-            let after = pos.after(m);
-            let route = match m.promo {
-                None => b.routes[usize::from(m.cap)].as_ref(),
-                Some(_) => None,
-            };
-            let v = match route {
-                Some(r) => self.closure.wdl_routed(r, &after, !turn),
-                None => self.closure.wdl(&after, !turn),
-            };
-            match v {
+            match after_capture(m, turn) {
                 Ok(v) => best = Some(best.map_or(flip(v), |b| b.max(flip(v)))),
                 Err(e) => failure = Some(e),
             }
@@ -664,6 +818,54 @@ impl Sweep {
             code = LOSS | MATED;
         }
         Ok(code)
+    }
+
+    /// The WDL (for the side to move then) after capture `m` by `turn` in
+    /// `pos`, a placement of block `b`.
+    #[inline]
+    fn capture_wdl(&self, b: &Block, pos: &Pos, m: Mv, turn: Color) -> Result<u8> {
+        let after = pos.after(m);
+        let route = match m.promo {
+            None => b.routes[usize::from(m.cap)].as_ref(),
+            Some(_) => None,
+        };
+        match route {
+            Some(r) => self.closure.wdl_routed(r, &after, !turn),
+            None => self.closure.wdl(&after, !turn),
+        }
+    }
+
+    /// What pass 1 keeps of a capture for the rest of a run of the mover
+    /// (slot `mover`), where the piece of slot `slot` (after the
+    /// capture) is the one that moves in the run: the mover, or the piece
+    /// that takes it.
+    fn capture_memo(
+        &self,
+        b: &Block,
+        pos: &Pos,
+        m: Mv,
+        turn: Color,
+        mover: usize,
+    ) -> Result<CaptureMemo> {
+        let Some(route) = (match m.promo {
+            None => b.routes[usize::from(m.cap)].as_ref(),
+            Some(_) => None,
+        }) else {
+            return Ok(CaptureMemo::General);
+        };
+        let (i, cap) = (usize::from(m.i), usize::from(m.cap));
+        if i == mover {
+            // The mover lands on the captured piece's square: the same
+            // position all run long.
+            return Ok(CaptureMemo::Value(self.capture_wdl(b, pos, m, turn)?));
+        }
+        // After the capture, the slots above the captured one move down.
+        let moving = if cap == mover { i } else { mover };
+        let slot = moving - usize::from(moving > cap);
+        Ok(match Closure::routed_mover(route, &pos.after(m), slot) {
+            Some(r) => CaptureMemo::Moving(r),
+            None => CaptureMemo::General,
+        })
     }
 
     /// The DTZ of a global index and side (0 stored, 1 unstored): exact
@@ -835,14 +1037,19 @@ impl Sweep {
         }
         for b in self.chunk_blocks() {
             let units = self.dtz.subs[b.sub].codec.units();
+            if let Some(mover) = b.mover {
+                (0..units.count).into_par_iter().try_for_each_init(
+                    || vec![(0, None); MAX * 64],
+                    |memo, unit| self.unstored_unit_mover(b, mover, units, unit, memo, progress),
+                )?;
+                continue;
+            }
             (0..units.count).into_par_iter().try_for_each(|unit| {
                 self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
                     let j = b.base + local;
-                    let (v, rounded) = self.unstored_raw(b, pos, self.w[j][1])?;
-                    self.vals[1][self.cell(j)].store(v, Relaxed);
-                    if rounded {
-                        self.flags_of(j).fetch_or(ROUNDED[1] | PENDING[1], Relaxed);
-                    }
+                    let succ = |m: Mv| self.quiet_succ(b, pos, m, !b.side);
+                    let (v, rounded) = self.unstored_raw(b, pos, self.w[j][1], succ)?;
+                    self.store_unstored(j, v, rounded);
                     Ok(())
                 })
             })?;
@@ -850,7 +1057,86 @@ impl Sweep {
         Ok(())
     }
 
-    fn unstored_raw(&self, b: &Block, pos: &Pos, code: u8) -> Result<(i16, bool)> {
+    /// Stores an unstored value of pass 3.
+    #[inline]
+    fn store_unstored(&self, j: usize, v: i16, rounded: bool) {
+        self.vals[1][self.cell(j)].store(v, Relaxed);
+        if rounded {
+            self.flags_of(j).fetch_or(ROUNDED[1] | PENDING[1], Relaxed);
+        }
+    }
+
+    /// Pass 3 on one work unit of block `b`, walked with the piece `mover`
+    /// innermost, so that no successor is encoded per placement: a move of
+    /// the mover leads to the index [`super::codec::SubCodec::mover`] gives
+    /// for the run; a move of another piece, to one that `memo` (per slot
+    /// and destination: the run it was worked out in and its
+    /// [`MoverIndex`]) gives for the rest of the run.
+    fn unstored_unit_mover(
+        &self,
+        b: &Block,
+        mover: Mover,
+        units: Units,
+        unit: u64,
+        memo: &mut [(u64, Option<MoverIndex>)],
+        progress: &Progress,
+    ) -> Result<()> {
+        let codec = &self.dtz.subs[b.sub].codec;
+        let slot = mover.dtz_slot;
+        let n = codec.pieces.len();
+        let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
+        let mut index = None;
+        // Runs are numbered from the unit's first index, so that a memo
+        // entry of an earlier unit never passes for one of this unit.
+        let mut run = unit * (1 << 32);
+        let mut count = 0;
+        let no_index = || Error::Other("successor without a DTZ index".into());
+        let walked = codec.walk_mover(units, unit, slot, |squares, fresh| {
+            count += 1;
+            if fresh {
+                index = codec.mover(squares, slot);
+                run += 1;
+            }
+            let here = index.ok_or_else(no_index)?;
+            let j = b.base + here.index(squares[slot]) as usize;
+            let code = self.w[j][1];
+            if code == ILLEGAL || sign(code & 7) == 0 {
+                return Ok(());
+            }
+            pos.sq = *squares;
+            // A quiet move leads to the stored side, in this block.
+            let succ = |m: Mv| -> Result<(usize, usize)> {
+                let to = if usize::from(m.i) == slot {
+                    here.index(m.to)
+                } else {
+                    let cell = &mut memo[usize::from(m.i) * 64 + usize::from(m.to)];
+                    if cell.0 != run {
+                        let mut after = *squares;
+                        after[usize::from(m.i)] = m.to;
+                        *cell = (run, codec.mover(&after[..n], slot));
+                    }
+                    cell.1.ok_or_else(no_index)?.index(squares[slot])
+                };
+                Ok((b.base + to as usize, 0))
+            };
+            let (v, rounded) = self.unstored_raw(b, &pos, code, succ)?;
+            self.store_unstored(j, v, rounded);
+            Ok(())
+        });
+        progress.add(count);
+        walked
+    }
+
+    /// shakmaty-syzygy's raw DTZ of the unstored side to move in `pos`
+    /// (WDL code `code`), and whether it is rounded; `succ` gives a quiet
+    /// move's successor (global index, half).
+    fn unstored_raw(
+        &self,
+        b: &Block,
+        pos: &Pos,
+        code: u8,
+        mut succ: impl FnMut(Mv) -> Result<(usize, usize)>,
+    ) -> Result<(i16, bool)> {
         if code == ILLEGAL {
             return Ok((0, false));
         }
@@ -880,7 +1166,7 @@ impl Sweep {
             if failure.is_some() {
                 return;
             }
-            let (j2, half2) = match self.quiet_succ(b, pos, m, turn) {
+            let (j2, half2) = match succ(m) {
                 Ok(x) => x,
                 Err(e) => {
                     failure = Some(e);

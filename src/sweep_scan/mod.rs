@@ -674,6 +674,94 @@ mod tests {
         let _ = Color::White;
     }
 
+    /// The walk with one piece innermost visits every placement of a unit
+    /// once, and [`codec::MoverIndex`] gives the index the encoder gives,
+    /// both on the walk's canonical placements and on pseudo-random ones
+    /// of any symmetry (every slot that can move, every sub-table, pawn
+    /// tables among them).
+    #[test]
+    fn mover_index_agrees_with_the_encoder() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut walked_subs, mut random_checks) = (0, 0);
+        for name in [
+            "KQvKR", "KRvKN", "KBNvK", "KRPvK", "KPvKP", "KRvKR", "KNNvKP", "KRBvKR", "KQPvKQ",
+        ] {
+            for (kind, ext) in [(TableKind::Wdl, "rtbw"), (TableKind::Dtz, "rtbz")] {
+                let t =
+                    SweepTable::open(&tables_dir().join(format!("{name}.{ext}")), kind).unwrap();
+                let codec = codec::TableCodec::of(&t).unwrap();
+                for info in &codec.subs {
+                    let sub = &info.codec;
+                    let n = sub.pieces.len();
+                    let units = sub.units();
+                    for slot in (0..n).filter(|&s| sub.can_move(s)) {
+                        // Pseudo-random placements, not canonical.
+                        for _ in 0..300 {
+                            let mut sq = [0u8; codec::MAX];
+                            let mut occ = 0u64;
+                            for k in 0..n {
+                                loop {
+                                    let s = (next() % 64) as u8;
+                                    let pawn = sub.pieces[k].role == shakmaty::Role::Pawn;
+                                    let ok =
+                                        !pawn || ((8..56).contains(&s) && (k != 0 || s & 7 < 4));
+                                    if occ & 1 << s == 0 && ok {
+                                        sq[k] = s;
+                                        occ |= 1 << s;
+                                        break;
+                                    }
+                                }
+                            }
+                            let mover = sub.mover(&sq, slot);
+                            for s in (0..64u8).filter(|s| occ & 1 << s == 0 || *s == sq[slot]) {
+                                let mut p = sq;
+                                p[slot] = s;
+                                let want = sub.encode(&mut p[..n]);
+                                assert_eq!(mover.map(|m| m.index(s)), want, "{name}.{ext} {sq:?}");
+                                random_checks += 1;
+                            }
+                        }
+                        if !sub.can_walk_mover(units, slot) {
+                            continue;
+                        }
+                        walked_subs += 1;
+                        let mut seen = vec![false; sub.size as usize];
+                        // Every unit on small tables, a sample on bigger ones.
+                        let step = (units.count / 200).max(1);
+                        let mut mover = None;
+                        for unit in (0..units.count).step_by(step as usize) {
+                            let Ok(()) = sub.walk_mover(units, unit, slot, |squares, fresh| {
+                                if fresh {
+                                    mover = sub.mover(squares, slot);
+                                }
+                                let mut p = *squares;
+                                let want = sub.encode(&mut p[..n]).unwrap();
+                                let got = mover.unwrap().index(squares[slot]);
+                                assert_eq!(got, want, "{name}.{ext} {squares:?}");
+                                assert!(!seen[got as usize], "{name}.{ext} {got} twice");
+                                seen[got as usize] = true;
+                                Ok::<(), std::convert::Infallible>(())
+                            });
+                        }
+                        if step == 1 {
+                            assert!(seen.iter().all(|&s| s), "{name}.{ext}: not all walked");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            walked_subs >= 4 && random_checks > 100_000,
+            "{walked_subs} {random_checks}"
+        );
+    }
+
     #[test]
     fn natural_parity_as_the_probe_engine() {
         use dtz::natural_parity;

@@ -14,7 +14,7 @@ use shakmaty::{Color, Piece};
 
 use super::{
     board::{Kind, Pos},
-    codec::{cidx, counts_of, parse_counts, slot_map, Counts, TableCodec, MAX},
+    codec::{cidx, counts_of, parse_counts, slot_map, Counts, MoverIndex, TableCodec, MAX},
     table_error,
 };
 use crate::{
@@ -89,6 +89,17 @@ pub(crate) struct CaptureRoute {
     /// Per leading-pawn file (0 without pawns): the sub-table and, per
     /// slot of its encoding, the slot of the position after the capture.
     subs: [Option<(usize, [u8; MAX])>; 4],
+}
+
+/// The index of the positions after one capture where one piece moves
+/// (see [`Closure::routed_mover`]).
+#[derive(Clone, Copy)]
+pub(crate) struct RoutedMover {
+    index: MoverIndex,
+    /// The sub-table's first index in its side's index space.
+    start: u64,
+    /// 56 where the table holds the material colour-reversed.
+    mirror: u8,
 }
 
 /// The closure's WDL tables, the scanned table excluded.
@@ -236,6 +247,69 @@ impl Closure {
             return Ok(known & !RESOLVED);
         }
         self.wdl(pos, turn)
+    }
+
+    /// The positions after a capture along `route` where the piece of slot
+    /// `slot` (after the capture) moves and the others stand as in
+    /// `after`: their index as a function of that piece's square (see
+    /// [`SubCodec::mover`](super::codec::SubCodec::mover)). `None` where
+    /// the piece cannot move so in the table's encoding, or no table or
+    /// sub-table is there.
+    pub(crate) fn routed_mover(
+        route: &CaptureRoute,
+        after: &Pos,
+        slot: usize,
+    ) -> Option<RoutedMover> {
+        let table = route.table.as_ref()?;
+        let file = route.lead.map_or(0, |l| {
+            let f = after.sq[l] & 7;
+            usize::from(if f >= 4 { 7 - f } else { f })
+        });
+        let (sub, perm) = route.subs[file].as_ref()?;
+        let info = &table.codec.subs[*sub];
+        let t = perm[..after.n]
+            .iter()
+            .position(|&q| usize::from(q) == slot)?;
+        if !info.codec.can_move(t) {
+            return None;
+        }
+        let mirror = if route.flip { 56 } else { 0 };
+        let mut squares = [0u8; MAX];
+        for (s, &q) in squares.iter_mut().zip(&perm[..after.n]) {
+            *s = after.sq[usize::from(q)] ^ mirror;
+        }
+        Some(RoutedMover {
+            index: info.codec.mover(&squares[..after.n], t)?,
+            start: info.start,
+            mirror,
+        })
+    }
+
+    /// [`Closure::wdl_routed`] of the position that `mover` gives with its
+    /// piece on `sq`, `turn` to move (`after` builds that position, for the
+    /// general path where the value is not resolved yet).
+    ///
+    /// # Errors
+    ///
+    /// As [`Closure::wdl`].
+    #[inline]
+    pub(crate) fn wdl_routed_mover(
+        &self,
+        route: &CaptureRoute,
+        mover: &RoutedMover,
+        sq: u8,
+        after: impl FnOnce() -> Pos,
+        turn: Color,
+    ) -> Result<u8> {
+        let Some(table) = &route.table else {
+            return Ok(DRAW);
+        };
+        let idx = mover.start + mover.index.index(sq ^ mover.mirror);
+        let known = table.values(route.side)?[idx as usize].load(Ordering::Relaxed);
+        if known & RESOLVED != 0 {
+            return Ok(known & !RESOLVED);
+        }
+        self.wdl(&after(), turn)
     }
 
     /// The index, in its table's space for `route.side`, of the position

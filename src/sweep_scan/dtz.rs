@@ -623,6 +623,7 @@ impl Sweep {
             count += 1;
             if fresh {
                 run += 1;
+                pos.sq = *squares;
                 dtz_index = codec.mover(squares, mover.dtz_slot);
                 for half in 0..2 {
                     let mut ws = [0u8; MAX];
@@ -636,7 +637,10 @@ impl Sweep {
             let local = dtz_index
                 .ok_or_else(|| Error::Other("walked placement without a DTZ index".into()))?
                 .index(sq) as usize;
-            pos.sq = *squares;
+            // Only the mover moved: one byte, not the whole array (which
+            // the walk has just written byte by byte; a wide load of it
+            // would wait for those stores).
+            pos.sq[mover.dtz_slot] = sq;
             let att = pos.attacks();
             let legal = [att.legal(turns[0]), att.legal(turns[1])];
             let mut stored = [ILLEGAL; 2];
@@ -1095,6 +1099,7 @@ impl Sweep {
             count += 1;
             if fresh {
                 index = codec.mover(squares, slot);
+                pos.sq = *squares;
                 run += 1;
             }
             let here = index.ok_or_else(no_index)?;
@@ -1103,7 +1108,8 @@ impl Sweep {
             if code == ILLEGAL || sign(code & 7) == 0 {
                 return Ok(());
             }
-            pos.sq = *squares;
+            // As in pass 1: only the mover moved.
+            pos.sq[slot] = squares[slot];
             // A quiet move leads to the stored side, in this block.
             let succ = |m: Mv| -> Result<(usize, usize)> {
                 let to = if usize::from(m.i) == slot {

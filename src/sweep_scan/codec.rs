@@ -273,6 +273,30 @@ impl SubCodec {
         idx
     }
 
+    /// Per digit of the leading group: [`SubCodec::images`] of the
+    /// placements with that leading group (which alone decides it), and
+    /// whether the group's squares all lie on one long diagonal (if not,
+    /// no placement with it does).
+    pub(crate) fn lead_facts(&self) -> Vec<(u32, bool)> {
+        let lc = self.lens[0];
+        (0..self.radix[0])
+            .map(|digit| {
+                let mut squares = [0u8; MAX];
+                decode_lead(self.lead, lc, digit, &mut squares);
+                let lead = &squares[..lc];
+                let diagonal = lead.iter().all(|&s| s & 7 == s >> 3)
+                    || lead.iter().all(|&s| (s & 7) + (s >> 3) == 7);
+                (self.images(lead), diagonal)
+            })
+            .collect()
+    }
+
+    /// The leading group's factor and radix: the digit of index `i` is
+    /// `i / factor % radix`.
+    pub(crate) fn lead_place(&self) -> (u64, u64) {
+        (self.factors[0], self.radix[0])
+    }
+
     /// The group a slot belongs to.
     pub(crate) fn group_of(&self, slot: usize) -> usize {
         let mut end = 0;

@@ -58,7 +58,7 @@ const ROUNDED: [u8; 2] = [1, 4];
 const PENDING: [u8; 2] = [2, 8];
 
 /// Indices per parallel work unit.
-const CHUNK: usize = 1 << 15;
+pub(crate) const CHUNK: usize = 1 << 15;
 
 /// The sign of a WDL code: +1 wins, -1 losses, 0 draws.
 #[inline]

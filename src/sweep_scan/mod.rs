@@ -47,7 +47,7 @@ pub use self::memory::{parse_size, MemoryLimit};
 
 use self::{
     board::Pos,
-    dtz::{sign, Sweep, DTZ_MATED, ILLEGAL, MATED},
+    dtz::{sign, Block, Sweep, CHUNK, DTZ_MATED, ILLEGAL, MATED},
     weights::{like_factorial, on_one_diagonal, Canon, Squares},
 };
 use crate::{
@@ -356,7 +356,8 @@ impl Counting<'_> {
         }
     }
 
-    /// Adds one position (table frame `pos`, `turn`) to `acc`: `images`
+    /// Adds one position (table frame `pos()`, built only where needed,
+    /// `turn`) to `acc`: `images`
     /// placements per side to move, times `diag` (2 for a pawnless
     /// placement on one long diagonal, else 1; see `weights`).
     #[allow(clippy::too_many_arguments)]
@@ -364,7 +365,7 @@ impl Counting<'_> {
     fn record(
         &self,
         acc: &mut [Acc; 2],
-        pos: &Pos,
+        pos: impl Fn() -> Pos,
         turn: Color,
         flip_colours: bool,
         wdl: u8,
@@ -376,9 +377,9 @@ impl Counting<'_> {
         // Built only for a candidate or a per-ordering count (rare).
         let user_pos = || {
             if flip_colours {
-                pos.color_flipped()
+                pos().color_flipped()
             } else {
-                *pos
+                pos()
             }
         };
         let side = &mut acc[usize::from(user_turn == Color::Black)];
@@ -429,73 +430,152 @@ impl Counting<'_> {
 
 /// The counting pass over the blocks of the window's chunk.
 fn count(sweep: &Sweep, ctx: &Counting, progress: &Progress) -> [Acc; 2] {
-    let has_pawns = ctx.plan.material.has_pawns();
+    let merge = |a: [Acc; 2], b: [Acc; 2]| merge_sides(a, b, &ctx.canon);
     let mut total = [Acc::default(), Acc::default()];
     for b in sweep.chunk_blocks() {
-        let codec = &sweep.dtz.subs[b.sub].codec;
-        let units = codec.units();
-        let merge = |a: [Acc; 2], b: [Acc; 2]| merge_sides(a, b, &ctx.canon);
-        let part = (0..units.count)
-            .into_par_iter()
-            .fold(
-                || [Acc::default(), Acc::default()],
-                |mut acc, unit| {
-                    let walked = sweep.walk_unit(b, units, unit, progress, |local, pos| {
-                        let j = b.base + local;
-                        let codes = sweep.w[j];
-                        if codes[0] == ILLEGAL && (sweep.symmetric || codes[1] == ILLEGAL) {
-                            return Ok::<(), std::convert::Infallible>(());
-                        }
-                        let images = u64::from(codec.images(&pos.sq[..pos.n]));
-                        let diag = if !has_pawns && on_one_diagonal(pos) {
-                            2
-                        } else {
-                            1
-                        };
-                        for half in 0..2 {
-                            if half == 1 && sweep.symmetric {
-                                continue;
-                            }
-                            let code = codes[half];
-                            if code == ILLEGAL {
-                                continue;
-                            }
-                            let turn = if half == 0 { b.side } else { !b.side };
-                            let dtz = sweep.value(half, j);
-                            let mag = if code & MATED != 0 || dtz == DTZ_MATED {
-                                0
-                            } else {
-                                u32::from(dtz.unsigned_abs())
-                            };
-                            let wdl = code & 7;
-                            if sweep.symmetric {
-                                // White to move as stored; Black to move is
-                                // its colour-flipped image.
-                                ctx.record(&mut acc, pos, turn, false, wdl, mag, images, diag);
-                                ctx.record(&mut acc, pos, turn, true, wdl, mag, images, diag);
-                            } else {
-                                ctx.record(
-                                    &mut acc,
-                                    pos,
-                                    turn,
-                                    ctx.user_flipped,
-                                    wdl,
-                                    mag,
-                                    images,
-                                    diag,
-                                );
-                            }
-                        }
-                        Ok(())
-                    });
-                    let Ok(()) = walked;
-                    acc
-                },
-            )
-            .reduce(|| [Acc::default(), Acc::default()], merge);
+        let part = if ctx.per_ordering {
+            count_walked(sweep, ctx, b, progress)
+        } else {
+            count_in_order(sweep, ctx, b, progress)
+        };
         total = merge(total, part);
     }
     total
+}
+
+/// The counts of one position of block `b` (global index `j`), both sides
+/// to move: `images` per side to move, `diag` (see
+/// [`Counting::record`]); `pos` builds the position.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn count_one(
+    sweep: &Sweep,
+    ctx: &Counting,
+    acc: &mut [Acc; 2],
+    b: &Block,
+    j: usize,
+    images: u64,
+    diag: u64,
+    pos: impl Fn() -> Pos + Copy,
+) {
+    let codes = sweep.w[j];
+    for half in 0..2 {
+        if half == 1 && sweep.symmetric {
+            continue;
+        }
+        let code = codes[half];
+        if code == ILLEGAL {
+            continue;
+        }
+        let turn = if half == 0 { b.side } else { !b.side };
+        let dtz = sweep.value(half, j);
+        let mag = if code & MATED != 0 || dtz == DTZ_MATED {
+            0
+        } else {
+            u32::from(dtz.unsigned_abs())
+        };
+        let wdl = code & 7;
+        if sweep.symmetric {
+            // White to move as stored; Black to move is its
+            // colour-flipped image.
+            ctx.record(acc, pos, turn, false, wdl, mag, images, diag);
+            ctx.record(acc, pos, turn, true, wdl, mag, images, diag);
+        } else {
+            ctx.record(acc, pos, turn, ctx.user_flipped, wdl, mag, images, diag);
+        }
+    }
+}
+
+/// Whether a position's codes say it is illegal for both sides to move.
+fn illegal(sweep: &Sweep, j: usize) -> bool {
+    let codes = sweep.w[j];
+    codes[0] == ILLEGAL && (sweep.symmetric || codes[1] == ILLEGAL)
+}
+
+/// [`count`] of one block in index order, without building positions:
+/// the leading group's digit alone gives a placement's images, and rules
+/// out a placement on one long diagonal for all but a few; positions are
+/// decoded only for those and for candidates for the longest.
+fn count_in_order(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress) -> [Acc; 2] {
+    let has_pawns = ctx.plan.material.has_pawns();
+    let codec = &sweep.dtz.subs[b.sub].codec;
+    let facts = codec.lead_facts();
+    let (factor, radix) = codec.lead_place();
+    (0..b.len.div_ceil(CHUNK))
+        .into_par_iter()
+        .fold(
+            || [Acc::default(), Acc::default()],
+            |mut acc, c| {
+                let first = c * CHUNK;
+                let last = (first + CHUNK).min(b.len);
+                // The leading digit, stepped with the index.
+                let mut below = first as u64 % factor;
+                let mut digit = first as u64 / factor % radix;
+                for local in first..last {
+                    let (images, on_diagonal) = facts[digit as usize];
+                    below += 1;
+                    if below == factor {
+                        below = 0;
+                        digit += 1;
+                        if digit == radix {
+                            digit = 0;
+                        }
+                    }
+                    let j = b.base + local;
+                    if illegal(sweep, j) {
+                        continue;
+                    }
+                    let pos = || sweep.pos_of(b, local);
+                    let diag = if !has_pawns && on_diagonal && on_one_diagonal(&pos()) {
+                        2
+                    } else {
+                        1
+                    };
+                    count_one(sweep, ctx, &mut acc, b, j, u64::from(images), diag, pos);
+                }
+                progress.add((last - first) as u64);
+                acc
+            },
+        )
+        .reduce(
+            || [Acc::default(), Acc::default()],
+            |x, y| merge_sides(x, y, &ctx.canon),
+        )
+}
+
+/// [`count`] of one block by walking its placements (each position is
+/// needed: a shard or a filter picks orderings).
+fn count_walked(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress) -> [Acc; 2] {
+    let has_pawns = ctx.plan.material.has_pawns();
+    let codec = &sweep.dtz.subs[b.sub].codec;
+    let units = codec.units();
+    (0..units.count)
+        .into_par_iter()
+        .fold(
+            || [Acc::default(), Acc::default()],
+            |mut acc, unit| {
+                let walked = sweep.walk_unit(b, units, unit, progress, |local, pos| {
+                    let j = b.base + local;
+                    if illegal(sweep, j) {
+                        return Ok::<(), std::convert::Infallible>(());
+                    }
+                    let images = u64::from(codec.images(&pos.sq[..pos.n]));
+                    let diag = if !has_pawns && on_one_diagonal(pos) {
+                        2
+                    } else {
+                        1
+                    };
+                    count_one(sweep, ctx, &mut acc, b, j, images, diag, || *pos);
+                    Ok(())
+                });
+                let Ok(()) = walked;
+                acc
+            },
+        )
+        .reduce(
+            || [Acc::default(), Acc::default()],
+            |x, y| merge_sides(x, y, &ctx.canon),
+        )
 }
 
 fn exact(n: u64, group: u64, what: &str) -> Result<u64> {

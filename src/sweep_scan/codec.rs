@@ -578,16 +578,8 @@ impl SubCodec {
             }
             *fresh = true;
             self.walk_others(g + 1, slot, occ | bits, squares, fresh, f)?;
-            let mut i = 0;
-            while i < len && r[i] + 1 == if i + 1 < len { r[i + 1] } else { m } {
-                i += 1;
-            }
-            if i == len {
+            if !colex_next(&mut r, len, m) {
                 return Ok(());
-            }
-            r[i] += 1;
-            for (k, rk) in r.iter_mut().enumerate().take(i) {
-                *rk = k;
             }
         }
     }
@@ -705,18 +697,8 @@ impl SubCodec {
                 self.walk_group(g + 1, placed + len, occ | bits, at, squares, f)?;
             }
             digit += 1;
-            // Colex successor: raise the lowest rank that can rise, reset
-            // the ones below it.
-            let mut i = 0;
-            while i < len && r[i] + 1 == if i + 1 < len { r[i + 1] } else { m } {
-                i += 1;
-            }
-            if i == len {
+            if !colex_next(&mut r, len, m) {
                 return Ok(());
-            }
-            r[i] += 1;
-            for (k, rk) in r.iter_mut().enumerate().take(i) {
-                *rk = k;
             }
         }
     }
@@ -878,6 +860,25 @@ fn sort_small(group: &mut [u8]) {
         }
         group[i] = v;
     }
+}
+
+/// Steps the ranks `r[..len]` (increasing, below `m`) of a group's
+/// squares to their colexicographic successor: raises the lowest rank
+/// that can rise and resets the ones below it. `false` after the last.
+#[inline]
+fn colex_next(r: &mut [usize; MAX], len: usize, m: usize) -> bool {
+    let mut i = 0;
+    while i < len && r[i] + 1 == if i + 1 < len { r[i + 1] } else { m } {
+        i += 1;
+    }
+    if i == len {
+        return false;
+    }
+    r[i] += 1;
+    for (k, rk) in r.iter_mut().enumerate().take(i) {
+        *rk = k;
+    }
+    true
 }
 
 /// Inserts `v` into the sorted prefix `sorted[..k]`.

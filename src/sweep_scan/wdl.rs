@@ -14,7 +14,9 @@ use shakmaty::{Color, Piece};
 
 use super::{
     board::{Kind, Pos},
-    codec::{cidx, counts_of, parse_counts, slot_map, Counts, MoverIndex, TableCodec, MAX},
+    codec::{
+        cidx, counts_of, parse_counts, slot_map, Counts, MoverIndex, SubInfo, TableCodec, MAX,
+    },
     table_error,
 };
 use crate::{
@@ -242,11 +244,10 @@ impl Closure {
         let Some(idx) = Self::routed_index(route, pos) else {
             return self.wdl(pos, turn);
         };
-        let known = table.values(route.side)?[idx].load(Ordering::Relaxed);
-        if known & RESOLVED != 0 {
-            return Ok(known & !RESOLVED);
+        match Self::resolved(table, route, idx)? {
+            Some(v) => Ok(v),
+            None => self.wdl(pos, turn),
         }
-        self.wdl(pos, turn)
     }
 
     /// The positions after a capture along `route` where the piece of slot
@@ -260,23 +261,12 @@ impl Closure {
         after: &Pos,
         slot: usize,
     ) -> Option<RoutedMover> {
-        let table = route.table.as_ref()?;
-        let file = route.lead.map_or(0, |l| {
-            let f = after.sq[l] & 7;
-            usize::from(if f >= 4 { 7 - f } else { f })
-        });
-        let (sub, perm) = route.subs[file].as_ref()?;
-        let info = &table.codec.subs[*sub];
+        let (info, perm, mirror, squares) = Self::routed_squares(route, after)?;
         let t = perm[..after.n]
             .iter()
             .position(|&q| usize::from(q) == slot)?;
         if !info.codec.can_move(t) {
             return None;
-        }
-        let mirror = if route.flip { 56 } else { 0 };
-        let mut squares = [0u8; MAX];
-        for (s, &q) in squares.iter_mut().zip(&perm[..after.n]) {
-            *s = after.sq[usize::from(q)] ^ mirror;
         }
         Some(RoutedMover {
             index: info.codec.mover(&squares[..after.n], t)?,
@@ -305,11 +295,10 @@ impl Closure {
             return Ok(DRAW);
         };
         let idx = mover.start + mover.index.index(sq ^ mover.mirror);
-        let known = table.values(route.side)?[idx as usize].load(Ordering::Relaxed);
-        if known & RESOLVED != 0 {
-            return Ok(known & !RESOLVED);
+        match Self::resolved(table, route, idx as usize)? {
+            Some(v) => Ok(v),
+            None => self.wdl(&after(), turn),
         }
-        self.wdl(&after(), turn)
     }
 
     /// The index, in its table's space for `route.side`, of the position
@@ -317,6 +306,20 @@ impl Closure {
     /// the leading pawn's file, or no table).
     #[inline]
     fn routed_index(route: &CaptureRoute, pos: &Pos) -> Option<usize> {
+        let (info, _, _, mut squares) = Self::routed_squares(route, pos)?;
+        let idx = info.codec.encode(&mut squares[..pos.n])?;
+        Some((info.start + idx) as usize)
+    }
+
+    /// The sub-table of the position `pos` after a routed capture, the
+    /// route's slot map into it, the mirror of its colour frame (56 where
+    /// the table holds the material colour-reversed) and the squares in
+    /// its encoding order and frame (`None` as [`Closure::routed_index`]).
+    #[inline]
+    fn routed_squares<'r>(
+        route: &'r CaptureRoute,
+        pos: &Pos,
+    ) -> Option<(&'r SubInfo, &'r [u8; MAX], u8, [u8; MAX])> {
         let table = route.table.as_ref()?;
         let file = route.lead.map_or(0, |l| {
             let f = pos.sq[l] & 7;
@@ -329,8 +332,15 @@ impl Closure {
         for (s, &q) in squares.iter_mut().zip(&perm[..pos.n]) {
             *s = pos.sq[usize::from(q)] ^ mirror;
         }
-        let idx = info.codec.encode(&mut squares[..pos.n])?;
-        Some((info.start + idx) as usize)
+        Some((info, perm, mirror, squares))
+    }
+
+    /// The value at index `idx` of the route's table (side `route.side`)
+    /// if a capture search has resolved it.
+    #[inline]
+    fn resolved(table: &ClosureTable, route: &CaptureRoute, idx: usize) -> Result<Option<u8>> {
+        let known = table.values(route.side)?[idx].load(Ordering::Relaxed);
+        Ok((known & RESOLVED != 0).then_some(known & !RESOLVED))
     }
 
     /// The true WDL (code 0..=4) of a legal position without en passant

@@ -612,8 +612,13 @@ impl Sweep {
         let turns = [b.side, !b.side];
         let n = codec.pieces.len();
         let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
-        let mut dtz_index = None;
-        let mut wdl_index = [None, None];
+        // The run's indices by the mover's square: the DTZ index, and each
+        // side's WDL index (`None`: no index, which a legal placement
+        // must not meet).
+        let mut dtz_index = [0u64; 64];
+        let mut dtz_ok = false;
+        let mut wdl_index = [[0u64; 64]; 2];
+        let mut wdl_ok = [false; 2];
         let mut count = 0;
         let no_index = || Error::Other("legal position without a WDL index".into());
         // Runs are numbered from the unit's first index, so that a memo
@@ -624,19 +629,28 @@ impl Sweep {
             if fresh {
                 run += 1;
                 pos.sq = *squares;
-                dtz_index = codec.mover(squares, mover.dtz_slot);
+                let m = codec.mover(squares, mover.dtz_slot);
+                dtz_ok = m.is_some();
+                if let Some(m) = m {
+                    m.table(&mut dtz_index);
+                }
                 for half in 0..2 {
                     let mut ws = [0u8; MAX];
                     for (slot, &d) in perms[half][..n].iter().enumerate() {
                         ws[slot] = squares[usize::from(d)];
                     }
-                    wdl_index[half] = wdl[half].codec.mover(&ws, mover.wdl_slot[half]);
+                    let m = wdl[half].codec.mover(&ws, mover.wdl_slot[half]);
+                    wdl_ok[half] = m.is_some();
+                    if let Some(m) = m {
+                        m.table(&mut wdl_index[half]);
+                    }
                 }
             }
             let sq = squares[mover.dtz_slot];
-            let local = dtz_index
-                .ok_or_else(|| Error::Other("walked placement without a DTZ index".into()))?
-                .index(sq) as usize;
+            if !dtz_ok {
+                return Err(Error::Other("walked placement without a DTZ index".into()));
+            }
+            let local = dtz_index[usize::from(sq)] as usize;
             // Only the mover moved: one byte, not the whole array (which
             // the walk has just written byte by byte; a wide load of it
             // would wait for those stores).
@@ -646,7 +660,10 @@ impl Sweep {
             let mut stored = [ILLEGAL; 2];
             for half in 0..2 {
                 if legal[half] {
-                    let idx = wdl_index[half].ok_or_else(no_index)?.index(sq);
+                    if !wdl_ok[half] {
+                        return Err(no_index());
+                    }
+                    let idx = wdl_index[half][usize::from(sq)];
                     stored[half] = raw.get(turns[half], wdl[half].start + idx);
                 }
             }
@@ -1089,7 +1106,9 @@ impl Sweep {
         let slot = mover.dtz_slot;
         let n = codec.pieces.len();
         let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
-        let mut index = None;
+        // The run's indices by the mover's square (`false`: none).
+        let mut here = [0u64; 64];
+        let mut here_ok = false;
         // Runs are numbered from the unit's first index, so that a memo
         // entry of an earlier unit never passes for one of this unit.
         let mut run = unit * (1 << 32);
@@ -1098,12 +1117,18 @@ impl Sweep {
         let walked = codec.walk_mover(units, unit, slot, |squares, fresh| {
             count += 1;
             if fresh {
-                index = codec.mover(squares, slot);
+                let m = codec.mover(squares, slot);
+                here_ok = m.is_some();
+                if let Some(m) = m {
+                    m.table(&mut here);
+                }
                 pos.sq = *squares;
                 run += 1;
             }
-            let here = index.ok_or_else(no_index)?;
-            let j = b.base + here.index(squares[slot]) as usize;
+            if !here_ok {
+                return Err(no_index());
+            }
+            let j = b.base + here[usize::from(squares[slot])] as usize;
             let code = self.w[j][1];
             if code == ILLEGAL || sign(code & 7) == 0 {
                 return Ok(());
@@ -1113,7 +1138,7 @@ impl Sweep {
             // A quiet move leads to the stored side, in this block.
             let succ = |m: Mv| -> Result<(usize, usize)> {
                 let to = if usize::from(m.i) == slot {
-                    here.index(m.to)
+                    here[usize::from(m.to)]
                 } else {
                     let cell = &mut memo[usize::from(m.i) * 64 + usize::from(m.to)];
                     if cell.0 != run {

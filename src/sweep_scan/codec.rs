@@ -485,14 +485,31 @@ impl SubCodec {
         self.walk_group(split, placed, occ, base, &mut squares, &mut f)
     }
 
-    /// Whether [`SubCodec::walk_mover`] can walk `units` with the piece of
-    /// slot `slot` innermost: units by groups, that piece's group walked
-    /// within a unit.
-    pub(crate) fn can_walk_mover(&self, units: Units, slot: usize) -> bool {
-        match units.order {
-            Order::Groups { split } => self.can_move(slot) && self.group_of(slot) >= split,
-            _ => false,
+    /// The work units for [`SubCodec::walk_mover`] with the piece of slot
+    /// `slot` innermost, `None` where it cannot be the mover (see
+    /// [`SubCodec::can_move`]): by groups, split as [`SubCodec::units`]
+    /// splits them (at most 2^16 placements a unit where the groups allow
+    /// it) but never after the mover's group, which a unit must walk.
+    ///
+    /// Unlike [`SubCodec::units`], this takes units by groups even where
+    /// their indices spread over the sub-table (pawn tables, whose index
+    /// is not in group order): the walk gets indices from
+    /// [`SubCodec::mover`], not from the order, and a run of the mover
+    /// still reads a few nearby cache lines where its group varies fastest
+    /// in the index.
+    pub(crate) fn mover_units(&self, slot: usize) -> Option<Units> {
+        if !self.can_move(slot) {
+            return None;
         }
+        let group = self.group_of(slot);
+        let mut split = 1;
+        while split < group && self.radix[split..].iter().product::<u64>() > 1 << 16 {
+            split += 1;
+        }
+        Some(Units {
+            order: Order::Groups { split },
+            count: self.radix[..split].iter().product(),
+        })
     }
 
     /// Calls `f(squares, fresh)` for every placement of one work unit of
@@ -500,7 +517,8 @@ impl SubCodec {
     /// piece of slot `slot` innermost, so that a caller can work out what
     /// depends on the other pieces once per run of the mover, with
     /// [`SubCodec::mover`]). `fresh` says that a piece other than the mover
-    /// moved since the last call. [`SubCodec::can_walk_mover`] must hold.
+    /// moved since the last call. `units` must come from
+    /// [`SubCodec::mover_units`] for `slot`.
     ///
     /// # Errors
     ///

@@ -131,6 +131,9 @@ enum CaptureMemo {
 struct Mover {
     dtz_slot: usize,
     wdl_slot: [usize; 2],
+    /// The DTZ sub-table's work units for the walk with this piece
+    /// innermost ([`super::codec::SubCodec::mover_units`]).
+    units: Units,
 }
 
 /// The scanned table in memory.
@@ -292,19 +295,19 @@ impl Sweep {
             };
             let mover = match &wdl_perm {
                 [Some((w0, p0)), Some((w1, p1))] => {
-                    let units = info.codec.units();
                     let n = info.codec.pieces.len();
                     let wdl_slot = |perm: &[u8; MAX], d: usize| {
                         perm[..n].iter().position(|&x| usize::from(x) == d)
                     };
                     (0..n).find_map(|d| {
                         let slots = [wdl_slot(p0, d)?, wdl_slot(p1, d)?];
-                        let ok = info.codec.can_walk_mover(units, d)
-                            && wdl.subs[*w0].codec.can_move(slots[0])
+                        let units = info.codec.mover_units(d)?;
+                        let ok = wdl.subs[*w0].codec.can_move(slots[0])
                             && wdl.subs[*w1].codec.can_move(slots[1]);
                         ok.then_some(Mover {
                             dtz_slot: d,
                             wdl_slot: slots,
+                            units,
                         })
                     })
                 }
@@ -519,16 +522,14 @@ impl Sweep {
                     &own
                 }
             };
-            let units = self.dtz.subs[b.sub].codec.units();
             if let Some(mover) = b.mover {
-                (0..units.count).into_par_iter().try_for_each_init(
+                (0..mover.units.count).into_par_iter().try_for_each_init(
                     || vec![(0, CaptureMemo::General); MAX * MAX],
-                    |memo, unit| {
-                        self.walk_unit_mover(b, mover, units, unit, raw, &w, memo, progress)
-                    },
+                    |memo, unit| self.walk_unit_mover(b, mover, unit, raw, &w, memo, progress),
                 )?;
                 continue;
             }
+            let units = self.dtz.subs[b.sub].codec.units();
             (0..units.count).into_par_iter().try_for_each(|unit| {
                 self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
                     let turns = [b.side, !b.side];
@@ -596,7 +597,6 @@ impl Sweep {
         &self,
         b: &Block,
         mover: Mover,
-        units: Units,
         unit: u64,
         raw: &RawWdl,
         w: &[[AtomicU8; 2]],
@@ -624,7 +624,7 @@ impl Sweep {
         // Runs are numbered from the unit's first index, so that a memo
         // entry of an earlier unit never passes for one of this unit.
         let mut run = unit * (1 << 32);
-        let walked = codec.walk_mover(units, unit, mover.dtz_slot, |squares, fresh| {
+        let walked = codec.walk_mover(mover.units, unit, mover.dtz_slot, |squares, fresh| {
             count += 1;
             if fresh {
                 run += 1;
@@ -1057,14 +1057,14 @@ impl Sweep {
             return Ok(());
         }
         for b in self.chunk_blocks() {
-            let units = self.dtz.subs[b.sub].codec.units();
             if let Some(mover) = b.mover {
-                (0..units.count).into_par_iter().try_for_each_init(
+                (0..mover.units.count).into_par_iter().try_for_each_init(
                     || vec![(0, None); MAX * 64],
-                    |memo, unit| self.unstored_unit_mover(b, mover, units, unit, memo, progress),
+                    |memo, unit| self.unstored_unit_mover(b, mover, unit, memo, progress),
                 )?;
                 continue;
             }
+            let units = self.dtz.subs[b.sub].codec.units();
             (0..units.count).into_par_iter().try_for_each(|unit| {
                 self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
                     let j = b.base + local;
@@ -1097,7 +1097,6 @@ impl Sweep {
         &self,
         b: &Block,
         mover: Mover,
-        units: Units,
         unit: u64,
         memo: &mut [(u64, Option<MoverIndex>)],
         progress: &Progress,
@@ -1114,7 +1113,7 @@ impl Sweep {
         let mut run = unit * (1 << 32);
         let mut count = 0;
         let no_index = || Error::Other("successor without a DTZ index".into());
-        let walked = codec.walk_mover(units, unit, slot, |squares, fresh| {
+        let walked = codec.walk_mover(mover.units, unit, slot, |squares, fresh| {
             count += 1;
             if fresh {
                 let m = codec.mover(squares, slot);

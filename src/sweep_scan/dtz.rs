@@ -615,10 +615,8 @@ impl Sweep {
         // The run's indices by the mover's square: the DTZ index, and each
         // side's WDL index (`None`: no index, which a legal placement
         // must not meet).
-        let mut dtz_index = [0u64; 64];
-        let mut dtz_ok = false;
-        let mut wdl_index = [[0u64; 64]; 2];
-        let mut wdl_ok = [false; 2];
+        let mut dtz_index: Option<[u64; 64]> = None;
+        let mut wdl_index: [Option<[u64; 64]>; 2] = [None, None];
         let mut count = 0;
         let no_index = || Error::Other("legal position without a WDL index".into());
         // Runs are numbered from the unit's first index, so that a memo
@@ -629,28 +627,23 @@ impl Sweep {
             if fresh {
                 run += 1;
                 pos.sq = *squares;
-                let m = codec.mover(squares, mover.dtz_slot);
-                dtz_ok = m.is_some();
-                if let Some(m) = m {
-                    m.table(&mut dtz_index);
-                }
+                dtz_index = codec.mover(squares, mover.dtz_slot).map(|m| m.table());
                 for half in 0..2 {
                     let mut ws = [0u8; MAX];
                     for (slot, &d) in perms[half][..n].iter().enumerate() {
                         ws[slot] = squares[usize::from(d)];
                     }
-                    let m = wdl[half].codec.mover(&ws, mover.wdl_slot[half]);
-                    wdl_ok[half] = m.is_some();
-                    if let Some(m) = m {
-                        m.table(&mut wdl_index[half]);
-                    }
+                    wdl_index[half] = wdl[half]
+                        .codec
+                        .mover(&ws, mover.wdl_slot[half])
+                        .map(|m| m.table());
                 }
             }
             let sq = squares[mover.dtz_slot];
-            if !dtz_ok {
-                return Err(Error::Other("walked placement without a DTZ index".into()));
-            }
-            let local = dtz_index[usize::from(sq)] as usize;
+            let local = dtz_index
+                .as_ref()
+                .ok_or_else(|| Error::Other("walked placement without a DTZ index".into()))?
+                [usize::from(sq)] as usize;
             // Only the mover moved: one byte, not the whole array (which
             // the walk has just written byte by byte; a wide load of it
             // would wait for those stores).
@@ -660,10 +653,7 @@ impl Sweep {
             let mut stored = [ILLEGAL; 2];
             for half in 0..2 {
                 if legal[half] {
-                    if !wdl_ok[half] {
-                        return Err(no_index());
-                    }
-                    let idx = wdl_index[half][usize::from(sq)];
+                    let idx = wdl_index[half].as_ref().ok_or_else(no_index)?[usize::from(sq)];
                     stored[half] = raw.get(turns[half], wdl[half].start + idx);
                 }
             }
@@ -1105,9 +1095,8 @@ impl Sweep {
         let slot = mover.dtz_slot;
         let n = codec.pieces.len();
         let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
-        // The run's indices by the mover's square (`false`: none).
-        let mut here = [0u64; 64];
-        let mut here_ok = false;
+        // The run's indices by the mover's square (`None`: none).
+        let mut index: Option<[u64; 64]> = None;
         // Runs are numbered from the unit's first index, so that a memo
         // entry of an earlier unit never passes for one of this unit.
         let mut run = unit * (1 << 32);
@@ -1116,17 +1105,11 @@ impl Sweep {
         let walked = codec.walk_mover(mover.units, unit, slot, |squares, fresh| {
             count += 1;
             if fresh {
-                let m = codec.mover(squares, slot);
-                here_ok = m.is_some();
-                if let Some(m) = m {
-                    m.table(&mut here);
-                }
+                index = codec.mover(squares, slot).map(|m| m.table());
                 pos.sq = *squares;
                 run += 1;
             }
-            if !here_ok {
-                return Err(no_index());
-            }
+            let here = index.as_ref().ok_or_else(no_index)?;
             let j = b.base + here[usize::from(squares[slot])] as usize;
             let code = self.w[j][1];
             if code == ILLEGAL || sign(code & 7) == 0 {

@@ -800,16 +800,13 @@ mod tests {
                                 }
                             }
                             let mover = sub.mover(&sq, slot);
-                            let mut table = [0u64; 64];
-                            if let Some(m) = mover {
-                                m.table(&mut table);
-                            }
+                            let table = mover.map(|m| m.table());
                             for s in (0..64u8).filter(|s| occ & 1 << s == 0 || *s == sq[slot]) {
                                 let mut p = sq;
                                 p[slot] = s;
                                 let want = sub.encode(&mut p[..n]);
                                 assert_eq!(mover.map(|m| m.index(s)), want, "{name}.{ext} {sq:?}");
-                                let from_table = mover.map(|_| table[usize::from(s)]);
+                                let from_table = table.map(|t| t[usize::from(s)]);
                                 assert_eq!(from_table, want, "{name}.{ext} {sq:?} (table)");
                                 random_checks += 1;
                             }

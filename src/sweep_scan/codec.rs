@@ -455,6 +455,7 @@ impl SubCodec {
             Order::Fastest { group, per_unit } => {
                 return self.walk_fastest(group, per_unit, unit, f);
             }
+            Order::Mover { .. } => unreachable!("units of the mover walk"),
             Order::Index => {
                 let first = unit * INDEX_CHUNK;
                 let last = (first + INDEX_CHUNK).min(self.size);
@@ -505,15 +506,34 @@ impl SubCodec {
     /// [`SubCodec::mover`], not from the order, and a run of the mover
     /// still reads a few nearby cache lines where its group varies fastest
     /// in the index.
+    ///
+    /// Where that leaves fewer than [`MIN_MOVER_UNITS`] units (a pawn table
+    /// split after its leading pawns), each is cut into parts by ranges of
+    /// the digit of the first group it walks besides the mover's, so that
+    /// the threads share the work evenly.
     pub(crate) fn mover_units(&self, slot: usize) -> Option<Units> {
         if !self.can_move(slot) {
             return None;
         }
         let split = self.split(self.group_of(slot));
+        let count: u64 = self.radix[..split].iter().product();
+        let parts = match self.first_walked(split, slot) {
+            Some(g) if count < MIN_MOVER_UNITS => {
+                MIN_MOVER_UNITS.div_ceil(count).min(self.radix[g])
+            }
+            _ => 1,
+        };
         Some(Units {
-            order: Order::Groups { split },
-            count: self.radix[..split].iter().product(),
+            order: Order::Mover { split, parts },
+            count: count * parts,
         })
+    }
+
+    /// The first group from `split` on other than the mover's (slot
+    /// `slot`), if any: the outermost that [`SubCodec::walk_others`]
+    /// enumerates.
+    fn first_walked(&self, split: usize, slot: usize) -> Option<usize> {
+        (split..self.lens.len()).find(|&g| g != self.group_of(slot))
     }
 
     /// Calls `f(squares, fresh)` for every placement of one work unit of
@@ -534,11 +554,12 @@ impl SubCodec {
         slot: usize,
         mut f: impl FnMut(&[u8; MAX], bool) -> Result<(), E>,
     ) -> Result<(), E> {
-        let Order::Groups { split } = units.order else {
-            unreachable!("walk_mover needs units by groups");
+        let Order::Mover { split, parts } = units.order else {
+            unreachable!("walk_mover needs the units of mover_units");
         };
+        let part = unit % parts;
         let mut digits = [0u64; MAX];
-        let mut rest = unit;
+        let mut rest = unit / parts;
         for g in (0..split).rev() {
             digits[g] = rest % self.radix[g];
             rest /= self.radix[g];
@@ -548,16 +569,34 @@ impl SubCodec {
         let placed: usize = self.lens[..split].iter().sum();
         let occ = squares[..placed].iter().fold(0u64, |o, &s| o | 1 << s);
         let mut fresh = true;
-        self.walk_others(split, slot, occ, &mut squares, &mut fresh, &mut f)
+        // The part's range of the ranks the walk gives the first walked
+        // group's choices (in colexicographic order). The mover is not
+        // placed when that group is, so it has more choices than its
+        // radix: the last part takes the rest.
+        let range = match self.first_walked(split, slot) {
+            Some(g) => {
+                let r = self.radix[g];
+                let end = if part + 1 == parts {
+                    u64::MAX
+                } else {
+                    (part + 1) * r / parts
+                };
+                (g, part * r / parts..end)
+            }
+            None => (usize::MAX, 0..0),
+        };
+        self.walk_others(split, slot, occ, &range, &mut squares, &mut fresh, &mut f)
     }
 
     /// Enumerates the groups from `g` on but the mover's (slot `slot`),
     /// each on the squares the earlier ones leave free, then the mover.
+    #[allow(clippy::too_many_arguments)]
     fn walk_others<E>(
         &self,
         g: usize,
         slot: usize,
         occ: u64,
+        range: &(usize, std::ops::Range<u64>),
         squares: &mut [u8; MAX],
         fresh: &mut bool,
         f: &mut impl FnMut(&[u8; MAX], bool) -> Result<(), E>,
@@ -573,7 +612,7 @@ impl SubCodec {
             return Ok(());
         }
         if g == self.group_of(slot) {
-            return self.walk_others(g + 1, slot, occ, squares, fresh, f);
+            return self.walk_others(g + 1, slot, occ, range, squares, fresh, f);
         }
         let len = self.lens[g];
         let at: usize = self.lens[..g].iter().sum();
@@ -591,16 +630,20 @@ impl SubCodec {
         if len > m {
             return Ok(());
         }
+        let mut rank = 0u64;
         loop {
-            let mut bits = 0u64;
-            for i in 0..len {
-                let sq = free[r[i]];
-                squares[at + i] = sq;
-                bits |= 1 << sq;
+            if g != range.0 || range.1.contains(&rank) {
+                let mut bits = 0u64;
+                for i in 0..len {
+                    let sq = free[r[i]];
+                    squares[at + i] = sq;
+                    bits |= 1 << sq;
+                }
+                *fresh = true;
+                self.walk_others(g + 1, slot, occ | bits, range, squares, fresh, f)?;
             }
-            *fresh = true;
-            self.walk_others(g + 1, slot, occ | bits, squares, fresh, f)?;
-            if !colex_next(&mut r, len, m) {
+            rank += 1;
+            if !colex_next(&mut r, len, m) || (g == range.0 && rank >= range.1.end) {
                 return Ok(());
             }
         }
@@ -968,12 +1011,21 @@ pub(crate) struct Units {
     pub(crate) count: u64,
 }
 
+/// [`SubCodec::mover_units`] cuts the units of a walk with one piece
+/// innermost into parts where there would be fewer than this.
+const MIN_MOVER_UNITS: u64 = 256;
+
 /// The order of a walk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Order {
     /// By groups: the groups before `split` fixed per unit, the last
     /// group fastest.
     Groups { split: usize },
+    /// By groups with one piece innermost ([`SubCodec::walk_mover`]): the
+    /// groups before `split` fixed per unit, and of the first group the
+    /// unit walks besides the mover's, one of `parts` ranges of its
+    /// digit.
+    Mover { split: usize, parts: u64 },
     /// Index order, `per_unit` steps of the single-piece group `group`
     /// (factor 1) per unit.
     Fastest { group: usize, per_unit: u64 },
@@ -990,6 +1042,7 @@ impl Units {
             Order::Index => 0,
             Order::Groups { .. } => 1,
             Order::Fastest { .. } => 2,
+            Order::Mover { .. } => 3,
         }
     }
 }

@@ -60,6 +60,10 @@ const PENDING: [u8; 2] = [2, 8];
 /// Indices per parallel work unit.
 pub(crate) const CHUNK: usize = 1 << 15;
 
+/// Pass 4 walks a block with the mover innermost where at least one value
+/// in this many is to settle (see [`Sweep::settle_all`]).
+const WALK_SETTLE_SHARE: usize = 16;
+
 /// The sign of a WDL code: +1 wins, -1 losses, 0 draws.
 #[inline]
 pub(crate) fn sign(w: u8) -> i32 {
@@ -999,8 +1003,9 @@ impl Sweep {
             if code & ZB != 0 {
                 return Ok((zero_score(wdl), false));
             }
-            let pos = self.pos_of(b, local);
-            if self.pawn_win(&pos, b.side, wdl)? {
+            // Decoded only where the side to move has a pawn to push.
+            let pawns = self.dtz.subs[b.sub].codec.pieces.contains(&b.side.pawn());
+            if pawns && self.pawn_win(&self.pos_of(b, local), b.side, wdl)? {
                 return Ok((zero_score(wdl), false));
             }
         }
@@ -1221,40 +1226,127 @@ impl Sweep {
     }
 
     /// Pass 4: settles every rounded value of the blocks of the window's
-    /// chunk.
+    /// chunk. Returns how many values were pending (stored, unstored).
     pub(crate) fn settle_all(&self, progress: &Progress) -> Result<(usize, usize)> {
         let halves = if self.symmetric { 1 } else { 2 };
-        let counts: Vec<(usize, usize)> = self
-            .chunk_blocks()
-            .iter()
-            .map(|b| {
-                (0..b.len.div_ceil(CHUNK))
-                    .into_par_iter()
-                    .map(|c| -> Result<(usize, usize)> {
-                        let first = c * CHUNK;
-                        let last = (first + CHUNK).min(b.len);
-                        let mut settled = (0, 0);
-                        for j in b.base + first..b.base + last {
-                            for half in 0..halves {
-                                if self.flags_of(j).load(Relaxed) & PENDING[half] != 0 {
-                                    self.settle(half, j)?;
-                                    if half == 0 {
-                                        settled.0 += 1;
-                                    } else {
-                                        settled.1 += 1;
+        let mut total = (0, 0);
+        for b in self.chunk_blocks() {
+            let pending = self.pending_in(b);
+            total = (total.0 + pending.0, total.1 + pending.1);
+            // The walk with the mover innermost finds a successor's index
+            // from the run's table (or a per-run memo), where the scan in
+            // index order decodes the position and encodes every
+            // successor; but it visits every placement, which only pays
+            // where many are pending.
+            match b.mover {
+                Some(mover) if (pending.0 + pending.1) * WALK_SETTLE_SHARE >= b.len => {
+                    (0..mover.units.count).into_par_iter().try_for_each_init(
+                        || vec![(0, None); MAX * 64],
+                        |memo, unit| self.settle_unit_mover(b, mover, unit, memo, progress),
+                    )?;
+                }
+                _ => {
+                    (0..b.len.div_ceil(CHUNK))
+                        .into_par_iter()
+                        .try_for_each(|c| -> Result<()> {
+                            let first = c * CHUNK;
+                            let last = (first + CHUNK).min(b.len);
+                            for j in b.base + first..b.base + last {
+                                for half in 0..halves {
+                                    if self.flags_of(j).load(Relaxed) & PENDING[half] != 0 {
+                                        self.settle(half, j)?;
                                     }
                                 }
                             }
-                        }
-                        progress.add((last - first) as u64);
-                        Ok(settled)
-                    })
-                    .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))
+                            progress.add((last - first) as u64);
+                            Ok(())
+                        })?;
+                }
+            }
+        }
+        Ok(total)
+    }
+
+    /// How many values of block `b` are still to settle (stored side,
+    /// unstored side).
+    fn pending_in(&self, b: &Block) -> (usize, usize) {
+        let first = self.cell(b.base);
+        self.flags[first..first + b.len]
+            .par_chunks(CHUNK)
+            .map(|part| {
+                part.iter().fold((0, 0), |(a, c), f| {
+                    let f = f.load(Relaxed);
+                    (
+                        a + usize::from(f & PENDING[0] != 0),
+                        c + usize::from(f & PENDING[1] != 0),
+                    )
+                })
             })
-            .collect::<Result<_>>()?;
-        Ok(counts
-            .into_iter()
-            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)))
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    }
+
+    /// Pass 4 on one work unit of block `b`, walked with the piece `mover`
+    /// innermost: the successors' indices come as in pass 3 (see
+    /// [`Sweep::unstored_unit_mover`]).
+    fn settle_unit_mover(
+        &self,
+        b: &Block,
+        mover: Mover,
+        unit: u64,
+        memo: &mut [(u64, Option<MoverIndex>)],
+        progress: &Progress,
+    ) -> Result<()> {
+        let codec = &self.dtz.subs[b.sub].codec;
+        let slot = mover.dtz_slot;
+        let n = codec.pieces.len();
+        let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
+        let mut index: Option<[u64; 64]> = None;
+        // Numbered as in pass 3.
+        let mut run = unit * (1 << 32);
+        let mut count = 0;
+        let no_index = || Error::Other("successor without a DTZ index".into());
+        let walked = codec.walk_mover(mover.units, unit, slot, |squares, fresh| {
+            count += 1;
+            if fresh {
+                index = codec.mover(squares, slot).map(|m| m.table());
+                pos.sq = *squares;
+                run += 1;
+            }
+            let here = index.as_ref().ok_or_else(no_index)?;
+            let j = b.base + here[usize::from(squares[slot])] as usize;
+            let flags = self.flags_of(j).load(Relaxed);
+            if flags & (PENDING[0] | PENDING[1]) == 0 {
+                return Ok(());
+            }
+            pos.sq[slot] = squares[slot];
+            // A quiet move keeps the placement's block and changes the
+            // side to move: the index as in pass 3, the other half.
+            let mut succ = |m: Mv| -> Result<usize> {
+                let to = if usize::from(m.i) == slot {
+                    here[usize::from(m.to)]
+                } else {
+                    let cell = &mut memo[usize::from(m.i) * 64 + usize::from(m.to)];
+                    if cell.0 != run {
+                        let mut after = *squares;
+                        after[usize::from(m.i)] = m.to;
+                        *cell = (run, codec.mover(&after[..n], slot));
+                    }
+                    cell.1.ok_or_else(no_index)?.index(squares[slot])
+                };
+                Ok(b.base + to as usize)
+            };
+            for half in 0..2 {
+                if flags & PENDING[half] != 0 {
+                    let turn = if half == 0 { b.side } else { !b.side };
+                    self.settle_with(half, j, |s, target| {
+                        self.some_move_scores(&pos, turn, s, target, |m| Ok((succ(m)?, 1 - half)))
+                    })?;
+                }
+            }
+            Ok(())
+        });
+        progress.add(count);
+        walked
     }
 
     /// The exact DTZ of a global index and side, settling it (and, first,
@@ -1267,11 +1359,27 @@ impl Sweep {
     /// value, since another thread may have stored the exact one meanwhile,
     /// so the raw magnitude is recovered from either by its parity.
     fn settle(&self, half: usize, j: usize) -> Result<i16> {
+        let (b, local) = self.block_at(j);
+        let turn = if half == 0 { b.side } else { !b.side };
+        self.settle_with(half, j, |s, target| {
+            let pos = self.pos_of(b, local);
+            self.some_move_scores(&pos, turn, s, target, |m| self.quiet_succ(b, &pos, m, turn))
+        })
+    }
+
+    /// [`Sweep::settle`], with `hit(s, target)` saying whether some move
+    /// of the side to move (sign `s`) scores exactly `target` plies.
+    fn settle_with(
+        &self,
+        half: usize,
+        j: usize,
+        hit: impl FnOnce(i32, i32) -> Result<bool>,
+    ) -> Result<i16> {
         if self.flags_of(j).load(Acquire) & PENDING[half] == 0 {
             return Ok(self.value(half, j));
         }
         let v = self.value(half, j);
-        let (b, local) = self.block_at(j);
+        let b = self.block_at(j).0;
         let turn = if half == 0 { b.side } else { !b.side };
         let s = i32::from(v).signum();
         let n = Self::raw_of_rounded(half, v, self.symmetric);
@@ -1287,8 +1395,7 @@ impl Sweep {
             }
         } else {
             let target = if s > 0 { n } else { n + 1 };
-            let hit = self.some_move_scores(b, local, turn, s, target)?;
-            match (s > 0, hit) {
+            match (s > 0, hit(s, target)?) {
                 (true, true) | (false, false) => n,
                 _ => n + 1,
             }
@@ -1300,18 +1407,18 @@ impl Sweep {
     }
 
     /// The probe engine's `first_move_scoring`, in memory: whether some
-    /// legal move gives the mover (sign `s`) exactly `target` plies. Only
-    /// quiet moves and mates can: zeroing moves score 1 or 101, which the
-    /// raw value already accounts for.
+    /// legal move of `turn` in `pos` gives the mover (sign `s`) exactly
+    /// `target` plies; `succ` gives a quiet move's successor (global
+    /// index, half). Only quiet moves and mates can: zeroing moves score
+    /// 1 or 101, which the raw value already accounts for.
     fn some_move_scores(
         &self,
-        b: &Block,
-        local: usize,
+        pos: &Pos,
         turn: Color,
         s: i32,
         target: i32,
+        mut succ: impl FnMut(Mv) -> Result<(usize, usize)>,
     ) -> Result<bool> {
-        let pos = self.pos_of(b, local);
         let need = target - 1;
         let mut hit = false;
         let mut failure = None;
@@ -1319,7 +1426,7 @@ impl Sweep {
             if hit || failure.is_some() {
                 return;
             }
-            match self.move_scores(b, &pos, m, turn, s, target, need) {
+            match succ(m).and_then(|(j2, half2)| self.move_scores(j2, half2, s, target, need)) {
                 Ok(h) => hit = h,
                 Err(e) => failure = Some(e),
             }
@@ -1330,21 +1437,10 @@ impl Sweep {
         }
     }
 
-    /// Whether one quiet move scores exactly `target` (see
-    /// [`Sweep::some_move_scores`]).
-    #[allow(clippy::too_many_arguments)]
+    /// Whether a quiet move to global index `j2` (half `half2`) scores
+    /// exactly `target` (see [`Sweep::some_move_scores`]).
     #[inline]
-    fn move_scores(
-        &self,
-        b: &Block,
-        pos: &Pos,
-        m: Mv,
-        turn: Color,
-        s: i32,
-        target: i32,
-        need: i32,
-    ) -> Result<bool> {
-        let (j2, half2) = self.quiet_succ(b, pos, m, turn)?;
+    fn move_scores(&self, j2: usize, half2: usize, s: i32, target: i32, need: i32) -> Result<bool> {
         let v = self.value(half2, j2);
         if v == DTZ_MATED {
             return Ok(s > 0 && target == 1);

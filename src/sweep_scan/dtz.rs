@@ -507,7 +507,10 @@ impl Sweep {
     pub(crate) fn pass_wdl(&mut self, progress: &Progress) -> Result<()> {
         // Written out of index order (see `SubCodec::walk`): atomics let
         // the units share the vector; relaxed stores are plain stores.
+        // Filled by all threads: the first touch of its pages is a good
+        // part of the cost.
         let w: Vec<[AtomicU8; 2]> = (0..self.len())
+            .into_par_iter()
             .map(|_| [AtomicU8::new(ILLEGAL), AtomicU8::new(ILLEGAL)])
             .collect();
         // Symmetric material looks its WDL up in the whole file; otherwise
@@ -940,11 +943,10 @@ impl Sweep {
         self.window_start = span.start;
         self.chunk = chunk;
         let n = span.len();
-        self.vals = [
-            (0..n).map(|_| AtomicI16::new(0)).collect(),
-            (0..n).map(|_| AtomicI16::new(0)).collect(),
-        ];
-        self.flags = (0..n).map(|_| AtomicU8::new(0)).collect();
+        // Filled by all threads, as in pass 1.
+        let zeros = || (0..n).into_par_iter().map(|_| AtomicI16::new(0)).collect();
+        self.vals = [zeros(), zeros()];
+        self.flags = (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
     }
 
     /// The blocks of the chunk the window holds.

@@ -32,7 +32,7 @@ use shakmaty::{Color, Role};
 
 use super::{
     board::{Attacks, Kind, Mv, Pos},
-    codec::{cidx, slot_map, Counts, Located, MoverIndex, TableCodec, Units, MAX},
+    codec::{cidx, slot_map, Counts, Located, MoverIndex, SubCodec, TableCodec, Units, MAX},
     table_error,
     wdl::{flip, CaptureRoute, Closure, RoutedMover, BLESSED, CURSED, DRAW, LOSS, WIN},
     Progress,
@@ -138,6 +138,59 @@ struct Mover {
     /// The DTZ sub-table's work units for the walk with this piece
     /// innermost ([`super::codec::SubCodec::mover_units`]).
     units: Units,
+}
+
+/// Per slot and destination of a quiet move: the run of the mover it was
+/// worked out in, and the successor's index as a function of the mover's
+/// square (`None`: no index). Shared by the units one thread walks.
+pub(crate) struct SuccessorMemo(Box<[(u64, Option<MoverIndex>)]>);
+
+impl SuccessorMemo {
+    fn new() -> SuccessorMemo {
+        SuccessorMemo(vec![(0, None); MAX * 64].into_boxed_slice())
+    }
+}
+
+/// One placement of a walk with the mover innermost, and what its run
+/// knows of the indices (see [`Sweep::walk_runs`]).
+struct Run<'a> {
+    codec: &'a SubCodec,
+    /// The mover's slot.
+    slot: usize,
+    /// The placement as the run began (the mover's square aside).
+    squares: [u8; MAX],
+    /// The mover's square.
+    at: u8,
+    /// The run's local indices by the mover's square.
+    here: [u64; 64],
+    /// The run's number.
+    id: u64,
+    memo: &'a mut SuccessorMemo,
+}
+
+impl Run<'_> {
+    /// The local index after quiet move `m` (same block).
+    #[inline]
+    fn successor(&mut self, m: Mv) -> Result<u64> {
+        if usize::from(m.i) == self.slot {
+            return Ok(self.here[usize::from(m.to)]);
+        }
+        let cell = &mut self.memo.0[usize::from(m.i) * 64 + usize::from(m.to)];
+        if cell.0 != self.id {
+            let mut after = self.squares;
+            after[usize::from(m.i)] = m.to;
+            let n = self.codec.pieces.len();
+            *cell = (self.id, self.codec.mover(&after[..n], self.slot));
+        }
+        // Not `MoverIndex::table`: a run asks a few of its squares only
+        // (pass 4 asks only where a value is pending).
+        Ok(cell.1.ok_or_else(no_successor)?.index(self.at))
+    }
+}
+
+/// The error of a successor without an index.
+fn no_successor() -> Error {
+    Error::Other("successor without a DTZ index".into())
 }
 
 /// The scanned table in memory.
@@ -1055,10 +1108,11 @@ impl Sweep {
         }
         for b in self.chunk_blocks() {
             if let Some(mover) = b.mover {
-                (0..mover.units.count).into_par_iter().try_for_each_init(
-                    || vec![(0, None); MAX * 64],
-                    |memo, unit| self.unstored_unit_mover(b, mover, unit, memo, progress),
-                )?;
+                (0..mover.units.count)
+                    .into_par_iter()
+                    .try_for_each_init(SuccessorMemo::new, |memo, unit| {
+                        self.unstored_unit_mover(b, mover, unit, memo, progress)
+                    })?;
                 continue;
             }
             let units = self.dtz.subs[b.sub].codec.units();
@@ -1085,63 +1139,75 @@ impl Sweep {
     }
 
     /// Pass 3 on one work unit of block `b`, walked with the piece `mover`
-    /// innermost, so that no successor is encoded per placement: a move of
-    /// the mover leads to the index [`super::codec::SubCodec::mover`] gives
-    /// for the run; a move of another piece, to one that `memo` (per slot
-    /// and destination: the run it was worked out in and its
-    /// [`MoverIndex`]) gives for the rest of the run.
+    /// innermost, so that no successor is encoded per placement (see
+    /// [`Sweep::walk_runs`]).
     fn unstored_unit_mover(
         &self,
         b: &Block,
         mover: Mover,
         unit: u64,
-        memo: &mut [(u64, Option<MoverIndex>)],
+        memo: &mut SuccessorMemo,
         progress: &Progress,
     ) -> Result<()> {
-        let codec = &self.dtz.subs[b.sub].codec;
-        let slot = mover.dtz_slot;
-        let n = codec.pieces.len();
-        let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
-        // The run's indices by the mover's square (`None`: none).
-        let mut index: Option<[u64; 64]> = None;
-        // Runs are numbered from the unit's first index, so that a memo
-        // entry of an earlier unit never passes for one of this unit.
-        let mut run = unit * (1 << 32);
-        let mut count = 0;
-        let no_index = || Error::Other("successor without a DTZ index".into());
-        let walked = codec.walk_mover(mover.units, unit, slot, |squares, fresh| {
-            count += 1;
-            if fresh {
-                index = codec.mover(squares, slot).map(|m| m.table());
-                pos.sq = *squares;
-                run += 1;
-            }
-            let here = index.as_ref().ok_or_else(no_index)?;
-            let j = b.base + here[usize::from(squares[slot])] as usize;
+        self.walk_runs(b, mover, unit, memo, progress, |j, pos, run| {
             let code = self.w[j][1];
             if code == ILLEGAL || sign(code & 7) == 0 {
                 return Ok(());
             }
-            // As in pass 1: only the mover moved.
-            pos.sq[slot] = squares[slot];
             // A quiet move leads to the stored side, in this block.
-            let succ = |m: Mv| -> Result<(usize, usize)> {
-                let to = if usize::from(m.i) == slot {
-                    here[usize::from(m.to)]
-                } else {
-                    let cell = &mut memo[usize::from(m.i) * 64 + usize::from(m.to)];
-                    if cell.0 != run {
-                        let mut after = *squares;
-                        after[usize::from(m.i)] = m.to;
-                        *cell = (run, codec.mover(&after[..n], slot));
-                    }
-                    cell.1.ok_or_else(no_index)?.index(squares[slot])
-                };
-                Ok((b.base + to as usize, 0))
-            };
-            let (v, rounded) = self.unstored_raw(b, &pos, code, succ)?;
+            let succ = |m: Mv| Ok((b.base + run.successor(m)? as usize, 0));
+            let (v, rounded) = self.unstored_raw(b, pos, code, succ)?;
             self.store_unstored(j, v, rounded);
             Ok(())
+        })
+    }
+
+    /// Calls `f(global index, position, run)` for every placement of one
+    /// work unit of block `b`, walked with the piece `mover` innermost
+    /// (passes 3 and 4); `run` gives the local index of a quiet move's
+    /// successor without encoding it: a move of the mover leads to the
+    /// index [`super::codec::SubCodec::mover`] gives for the run, a move of
+    /// another piece to one that `memo` (per slot and destination) works
+    /// out once per run. Reports the unit's placements to `progress`.
+    fn walk_runs(
+        &self,
+        b: &Block,
+        mover: Mover,
+        unit: u64,
+        memo: &mut SuccessorMemo,
+        progress: &Progress,
+        mut f: impl FnMut(usize, &Pos, &mut Run) -> Result<()>,
+    ) -> Result<()> {
+        let codec = &self.dtz.subs[b.sub].codec;
+        let slot = mover.dtz_slot;
+        let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
+        let mut run = Run {
+            codec,
+            slot,
+            squares: [0; MAX],
+            at: 0,
+            here: [0; 64],
+            // Runs are numbered from the unit's first index, so that a
+            // memo entry of an earlier unit never passes for one of this
+            // unit.
+            id: unit * (1 << 32),
+            memo,
+        };
+        let mut count = 0;
+        let walked = codec.walk_mover(mover.units, unit, slot, |squares, fresh| {
+            count += 1;
+            if fresh {
+                run.here = codec.mover(squares, slot).ok_or_else(no_successor)?.table();
+                run.squares = *squares;
+                pos.sq = *squares;
+                run.id += 1;
+            }
+            let sq = squares[slot];
+            run.at = sq;
+            let j = b.base + run.here[usize::from(sq)] as usize;
+            // As in pass 1: only the mover moved.
+            pos.sq[slot] = sq;
+            f(j, &pos, &mut run)
         });
         progress.add(count);
         walked
@@ -1242,10 +1308,11 @@ impl Sweep {
             // where many are pending.
             match b.mover {
                 Some(mover) if (pending.0 + pending.1) * WALK_SETTLE_SHARE >= b.len => {
-                    (0..mover.units.count).into_par_iter().try_for_each_init(
-                        || vec![(0, None); MAX * 64],
-                        |memo, unit| self.settle_unit_mover(b, mover, unit, memo, progress),
-                    )?;
+                    (0..mover.units.count)
+                        .into_par_iter()
+                        .try_for_each_init(SuccessorMemo::new, |memo, unit| {
+                            self.settle_unit_mover(b, mover, unit, memo, progress)
+                        })?;
                 }
                 _ => {
                     (0..b.len.div_ceil(CHUNK))
@@ -1289,66 +1356,31 @@ impl Sweep {
 
     /// Pass 4 on one work unit of block `b`, walked with the piece `mover`
     /// innermost: the successors' indices come as in pass 3 (see
-    /// [`Sweep::unstored_unit_mover`]).
+    /// [`Sweep::walk_runs`]).
     fn settle_unit_mover(
         &self,
         b: &Block,
         mover: Mover,
         unit: u64,
-        memo: &mut [(u64, Option<MoverIndex>)],
+        memo: &mut SuccessorMemo,
         progress: &Progress,
     ) -> Result<()> {
-        let codec = &self.dtz.subs[b.sub].codec;
-        let slot = mover.dtz_slot;
-        let n = codec.pieces.len();
-        let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
-        let mut index: Option<[u64; 64]> = None;
-        // Numbered as in pass 3.
-        let mut run = unit * (1 << 32);
-        let mut count = 0;
-        let no_index = || Error::Other("successor without a DTZ index".into());
-        let walked = codec.walk_mover(mover.units, unit, slot, |squares, fresh| {
-            count += 1;
-            if fresh {
-                index = codec.mover(squares, slot).map(|m| m.table());
-                pos.sq = *squares;
-                run += 1;
-            }
-            let here = index.as_ref().ok_or_else(no_index)?;
-            let j = b.base + here[usize::from(squares[slot])] as usize;
+        self.walk_runs(b, mover, unit, memo, progress, |j, pos, run| {
             let flags = self.flags_of(j).load(Relaxed);
-            if flags & (PENDING[0] | PENDING[1]) == 0 {
-                return Ok(());
-            }
-            pos.sq[slot] = squares[slot];
-            // A quiet move keeps the placement's block and changes the
-            // side to move: the index as in pass 3, the other half.
-            let mut succ = |m: Mv| -> Result<usize> {
-                let to = if usize::from(m.i) == slot {
-                    here[usize::from(m.to)]
-                } else {
-                    let cell = &mut memo[usize::from(m.i) * 64 + usize::from(m.to)];
-                    if cell.0 != run {
-                        let mut after = *squares;
-                        after[usize::from(m.i)] = m.to;
-                        *cell = (run, codec.mover(&after[..n], slot));
-                    }
-                    cell.1.ok_or_else(no_index)?.index(squares[slot])
-                };
-                Ok(b.base + to as usize)
-            };
             for half in 0..2 {
                 if flags & PENDING[half] != 0 {
+                    // A quiet move keeps the placement's block and changes
+                    // the side to move: the other half.
                     let turn = if half == 0 { b.side } else { !b.side };
                     self.settle_with(half, j, |s, target| {
-                        self.some_move_scores(&pos, turn, s, target, |m| Ok((succ(m)?, 1 - half)))
+                        self.some_move_scores(pos, turn, s, target, |m| {
+                            Ok((b.base + run.successor(m)? as usize, 1 - half))
+                        })
                     })?;
                 }
             }
             Ok(())
-        });
-        progress.add(count);
-        walked
+        })
     }
 
     /// The exact DTZ of a global index and side, settling it (and, first,

@@ -509,8 +509,8 @@ impl SubCodec {
     ///
     /// Where that leaves fewer than [`MIN_MOVER_UNITS`] units (a pawn table
     /// split after its leading pawns), each is cut into parts by ranges of
-    /// the digit of the first group it walks besides the mover's, so that
-    /// the threads share the work evenly.
+    /// the choices of the first group it walks besides the mover's, so
+    /// that the threads share the work evenly.
     pub(crate) fn mover_units(&self, slot: usize) -> Option<Units> {
         if !self.can_move(slot) {
             return None;
@@ -1024,7 +1024,7 @@ enum Order {
     /// By groups with one piece innermost ([`SubCodec::walk_mover`]): the
     /// groups before `split` fixed per unit, and of the first group the
     /// unit walks besides the mover's, one of `parts` ranges of its
-    /// digit.
+    /// choices in the walk's order (see [`SubCodec::walk_mover`]).
     Mover { split: usize, parts: u64 },
     /// Index order, `per_unit` steps of the single-piece group `group`
     /// (factor 1) per unit.

@@ -143,7 +143,7 @@ struct Mover {
 /// Per slot and destination of a quiet move: the run of the mover it was
 /// worked out in, and the successor's index as a function of the mover's
 /// square (`None`: no index). Shared by the units one thread walks.
-pub(crate) struct SuccessorMemo(Box<[(u64, Option<MoverIndex>)]>);
+struct SuccessorMemo(Box<[(u64, Option<MoverIndex>)]>);
 
 impl SuccessorMemo {
     fn new() -> SuccessorMemo {
@@ -1108,11 +1108,18 @@ impl Sweep {
         }
         for b in self.chunk_blocks() {
             if let Some(mover) = b.mover {
-                (0..mover.units.count)
-                    .into_par_iter()
-                    .try_for_each_init(SuccessorMemo::new, |memo, unit| {
-                        self.unstored_unit_mover(b, mover, unit, memo, progress)
-                    })?;
+                // No successor encoded per placement (see `walk_runs`).
+                self.walk_runs(b, mover, progress, |j, pos, run| {
+                    let code = self.w[j][1];
+                    if code == ILLEGAL || sign(code & 7) == 0 {
+                        return Ok(());
+                    }
+                    // A quiet move leads to the stored side, in this block.
+                    let succ = |m: Mv| Ok((b.base + run.successor(m)? as usize, 0));
+                    let (v, rounded) = self.unstored_raw(b, pos, code, succ)?;
+                    self.store_unstored(j, v, rounded);
+                    Ok(())
+                })?;
                 continue;
             }
             let units = self.dtz.subs[b.sub].codec.units();
@@ -1138,45 +1145,41 @@ impl Sweep {
         }
     }
 
-    /// Pass 3 on one work unit of block `b`, walked with the piece `mover`
-    /// innermost, so that no successor is encoded per placement (see
-    /// [`Sweep::walk_runs`]).
-    fn unstored_unit_mover(
-        &self,
-        b: &Block,
-        mover: Mover,
-        unit: u64,
-        memo: &mut SuccessorMemo,
-        progress: &Progress,
-    ) -> Result<()> {
-        self.walk_runs(b, mover, unit, memo, progress, |j, pos, run| {
-            let code = self.w[j][1];
-            if code == ILLEGAL || sign(code & 7) == 0 {
-                return Ok(());
-            }
-            // A quiet move leads to the stored side, in this block.
-            let succ = |m: Mv| Ok((b.base + run.successor(m)? as usize, 0));
-            let (v, rounded) = self.unstored_raw(b, pos, code, succ)?;
-            self.store_unstored(j, v, rounded);
-            Ok(())
-        })
-    }
-
-    /// Calls `f(global index, position, run)` for every placement of one
-    /// work unit of block `b`, walked with the piece `mover` innermost
-    /// (passes 3 and 4); `run` gives the local index of a quiet move's
-    /// successor without encoding it: a move of the mover leads to the
-    /// index [`super::codec::SubCodec::mover`] gives for the run, a move of
-    /// another piece to one that `memo` (per slot and destination) works
-    /// out once per run. Reports the unit's placements to `progress`.
+    /// Calls `f(global index, position, run)` for every placement of block
+    /// `b`, walked in parallel with the piece `mover` innermost (passes 3
+    /// and 4); `run` gives the local index of a quiet move's successor
+    /// without encoding it: a move of the mover leads to the index
+    /// [`super::codec::SubCodec::mover`] gives for the run, a move of
+    /// another piece to one that a per-thread memo (per slot and
+    /// destination) works out once per run. Reports the placements to
+    /// `progress`.
+    ///
+    /// # Errors
+    ///
+    /// The first error `f` returns, or a placement without an index.
     fn walk_runs(
         &self,
         b: &Block,
         mover: Mover,
+        progress: &Progress,
+        f: impl Fn(usize, &Pos, &mut Run) -> Result<()> + Sync,
+    ) -> Result<()> {
+        (0..mover.units.count)
+            .into_par_iter()
+            .try_for_each_init(SuccessorMemo::new, |memo, unit| {
+                self.walk_unit_runs(b, mover, unit, memo, progress, &f)
+            })
+    }
+
+    /// [`Sweep::walk_runs`] on one work unit.
+    fn walk_unit_runs(
+        &self,
+        b: &Block,
+        mover: Mover,
         unit: u64,
         memo: &mut SuccessorMemo,
         progress: &Progress,
-        mut f: impl FnMut(usize, &Pos, &mut Run) -> Result<()>,
+        f: &impl Fn(usize, &Pos, &mut Run) -> Result<()>,
     ) -> Result<()> {
         let codec = &self.dtz.subs[b.sub].codec;
         let slot = mover.dtz_slot;
@@ -1308,11 +1311,23 @@ impl Sweep {
             // where many are pending.
             match b.mover {
                 Some(mover) if (pending.0 + pending.1) * WALK_SETTLE_SHARE >= b.len => {
-                    (0..mover.units.count)
-                        .into_par_iter()
-                        .try_for_each_init(SuccessorMemo::new, |memo, unit| {
-                            self.settle_unit_mover(b, mover, unit, memo, progress)
-                        })?;
+                    self.walk_runs(b, mover, progress, |j, pos, run| {
+                        let flags = self.flags_of(j).load(Relaxed);
+                        for half in 0..2 {
+                            if flags & PENDING[half] != 0 {
+                                // A quiet move keeps the placement's block
+                                // and changes the side to move: the other
+                                // half.
+                                let turn = if half == 0 { b.side } else { !b.side };
+                                self.settle_with(half, j, turn, |s, target| {
+                                    self.some_move_scores(pos, turn, s, target, |m| {
+                                        Ok((b.base + run.successor(m)? as usize, 1 - half))
+                                    })
+                                })?;
+                            }
+                        }
+                        Ok(())
+                    })?;
                 }
                 _ => {
                     (0..b.len.div_ceil(CHUNK))
@@ -1354,35 +1369,6 @@ impl Sweep {
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
     }
 
-    /// Pass 4 on one work unit of block `b`, walked with the piece `mover`
-    /// innermost: the successors' indices come as in pass 3 (see
-    /// [`Sweep::walk_runs`]).
-    fn settle_unit_mover(
-        &self,
-        b: &Block,
-        mover: Mover,
-        unit: u64,
-        memo: &mut SuccessorMemo,
-        progress: &Progress,
-    ) -> Result<()> {
-        self.walk_runs(b, mover, unit, memo, progress, |j, pos, run| {
-            let flags = self.flags_of(j).load(Relaxed);
-            for half in 0..2 {
-                if flags & PENDING[half] != 0 {
-                    // A quiet move keeps the placement's block and changes
-                    // the side to move: the other half.
-                    let turn = if half == 0 { b.side } else { !b.side };
-                    self.settle_with(half, j, |s, target| {
-                        self.some_move_scores(pos, turn, s, target, |m| {
-                            Ok((b.base + run.successor(m)? as usize, 1 - half))
-                        })
-                    })?;
-                }
-            }
-            Ok(())
-        })
-    }
-
     /// The exact DTZ of a global index and side, settling it (and, first,
     /// the successors it depends on) if it is still rounded.
     ///
@@ -1395,26 +1381,26 @@ impl Sweep {
     fn settle(&self, half: usize, j: usize) -> Result<i16> {
         let (b, local) = self.block_at(j);
         let turn = if half == 0 { b.side } else { !b.side };
-        self.settle_with(half, j, |s, target| {
+        self.settle_with(half, j, turn, |s, target| {
             let pos = self.pos_of(b, local);
             self.some_move_scores(&pos, turn, s, target, |m| self.quiet_succ(b, &pos, m, turn))
         })
     }
 
-    /// [`Sweep::settle`], with `hit(s, target)` saying whether some move
-    /// of the side to move (sign `s`) scores exactly `target` plies.
+    /// [`Sweep::settle`] with `turn` to move, and `hit(s, target)` saying
+    /// whether some move of `turn` (sign `s`) scores exactly `target`
+    /// plies.
     fn settle_with(
         &self,
         half: usize,
         j: usize,
+        turn: Color,
         hit: impl FnOnce(i32, i32) -> Result<bool>,
     ) -> Result<i16> {
         if self.flags_of(j).load(Acquire) & PENDING[half] == 0 {
             return Ok(self.value(half, j));
         }
         let v = self.value(half, j);
-        let b = self.block_at(j).0;
-        let turn = if half == 0 { b.side } else { !b.side };
         let s = i32::from(v).signum();
         let n = Self::raw_of_rounded(half, v, self.symmetric);
         let loser = if s > 0 { !turn } else { turn };

@@ -65,4 +65,22 @@ mod tests {
         let krbkr = official("KRBvKR.rtbw").unwrap();
         assert_eq!(krbkr.md5.len(), 32);
     }
+
+    #[test]
+    fn every_official_name_is_already_normalised() {
+        // The checksum list is an independent record of Syzygy's naming.
+        for name in official_files().filter_map(|(f, _)| f.strip_suffix(".rtbw")) {
+            let m: crate::material::Material = name.parse().unwrap();
+            assert_eq!(m.table_name(), name);
+        }
+    }
+
+    #[test]
+    fn the_rules_of_material_name_exactly_the_official_tables() {
+        let official: std::collections::BTreeSet<String> = official_files()
+            .filter_map(|(f, _)| f.strip_suffix(".rtbw"))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(crate::material::table_names(), official);
+    }
 }

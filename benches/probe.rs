@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use fiftymove::{
-    enumerate::Enumerator,
-    line::best_line,
-    material::Material,
-    position::parse_fen,
+    chess::material::Material,
+    chess::position::parse_fen,
+    probe::line::best_line,
     probe::{DtzMemo, Prober},
+    scan::enumerate::Enumerator,
     tables::Inventory,
 };
 use rand::{rngs::StdRng, seq::SliceRandom, SeedableRng};
@@ -66,7 +66,7 @@ fn bench_probes(c: &mut Criterion) {
         // memo each time: the cost of one cold `probe`.
         let decisive: Vec<Chess> = positions
             .iter()
-            .filter(|p| prober.wdl(p).unwrap() != fiftymove::probe::Wdl::Draw)
+            .filter(|p| prober.wdl(p).unwrap() != fiftymove::chess::wdl::Wdl::Draw)
             .cloned()
             .collect();
         c.bench_function(&format!("exact_dtz_decisive/{material}"), |b| {

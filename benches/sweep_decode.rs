@@ -1,4 +1,4 @@
-//! Benchmarks of the streaming Syzygy decoder (`fiftymove::sweep`).
+//! Benchmarks of the streaming Syzygy decoder (`fiftymove::tables::reader`).
 //!
 //! `cargo bench --bench sweep_decode` runs the criterion benchmarks (full
 //! decode of KQvKR.rtbw, one side of KRBvKR.rtbz).
@@ -18,7 +18,7 @@ use std::{
 };
 
 use criterion::{criterion_group, Criterion};
-use fiftymove::sweep::{SweepTable, TableKind};
+use fiftymove::tables::reader::{SweepTable, TableKind};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use shakmaty::{CastlingMode, Chess, FromSetup};
 use shakmaty_syzygy::Tablebase;

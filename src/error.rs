@@ -4,7 +4,7 @@
 //! Every variant renders as a single line, because the binary prints it after
 //! `error:` and scripts grep for it.
 
-use crate::sweep_scan::memory::Size;
+use crate::memory::Size;
 use std::{
     cell::{Cell, RefCell},
     fmt::{self, Write as _},

@@ -1,11 +1,25 @@
 //! fiftymove: find, count and explain the positions where chess's fifty-move
 //! rule cuts a forced win short, from Syzygy endgame tablebases.
 //!
-//! Data flows one way: [`material`] -> [`tables`] -> positions -> [`probe`]
-//! -> [`line`](mod@line) and whole-table statistics.
+//! The crate is built in layers, one folder each, and data flows one way,
+//! down them: a module uses only its own layer and those below it.
+//!
+//! | layer | holds |
+//! |---|---|
+//! | [`report`] | Markdown and HTML reports with SVG charts |
+//! | [`claims`] | the claim catalog, filters, verdicts and evidence, the verifier, the records |
+//! | [`solve`] | the retrograde solver (no table files) |
+//! | [`scan`] | the statistics document, enumeration, the probe and sweep scans, merge |
+//! | [`probe`] | the probe engine (exact DTZ) and best-play lines |
+//! | [`tables`] | table discovery, md5 checks, the streaming table reader |
+//! | [`chess`] | material, positions, the five-valued evaluation |
+//! | [`error`], [`output`], [`memory`] | errors and exit codes, atomic writes, memory limits |
+//!
+//! What most users need is re-exported here, so that `fiftymove::{Prober,
+//! Inventory, ...}` works without knowing the folders.
 //!
 //! ```no_run
-//! use fiftymove::{position::parse_fen, probe::Prober, tables::Inventory};
+//! use fiftymove::{parse_fen, Inventory, Prober};
 //!
 //! let inv = Inventory::scan(&["data/syzygy".into()])?;
 //! let prober = Prober::new(inv.open()?);
@@ -16,23 +30,28 @@
 
 #![warn(missing_docs)]
 
-pub mod checksums;
+pub mod chess;
 pub mod claims;
-pub mod enumerate;
 pub mod error;
-pub mod line;
-pub mod material;
-pub mod merge;
+pub mod memory;
 pub mod output;
-pub mod position;
 pub mod probe;
-pub mod probe_scan;
-pub mod records;
-pub mod reference;
 pub mod report;
 pub mod scan;
+pub mod solve;
 pub mod tables;
 
+pub use chess::{
+    material::Material,
+    position::{fen_of, parse_fen},
+    wdl::{outcome_with_clock, Outcome, Wdl},
+};
+pub use claims::{Claim, ClaimResult, Verdict, Verifier};
 pub use error::{Error, Result};
-pub mod sweep;
-pub mod sweep_scan;
+pub use memory::{parse_size, MemoryLimit};
+pub use probe::{
+    line::{best_line, Line},
+    Prober,
+};
+pub use scan::{probe::ScanPlan, ScanStats, Shard};
+pub use tables::Inventory;

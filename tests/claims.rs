@@ -9,10 +9,10 @@ use std::io::Write;
 
 use common::{fiftymove, reference, stdout_ok};
 use fiftymove::{
-    checksums,
+    chess::position::parse_fen,
     claims::{self, ClaimResult, Verdict},
-    position::parse_fen,
-    reference as genstats,
+    scan::reference as genstats,
+    tables::checksums,
 };
 use serde_json::Value;
 

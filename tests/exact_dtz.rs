@@ -5,9 +5,10 @@
 mod common;
 
 use fiftymove::{
-    enumerate::Enumerator,
-    material::Material,
-    probe::{DtzMemo, Prober, Wdl},
+    chess::material::Material,
+    chess::wdl::Wdl,
+    probe::{DtzMemo, Prober},
+    scan::enumerate::Enumerator,
 };
 use rand::{rngs::StdRng, seq::SliceRandom, Rng, SeedableRng};
 use shakmaty::{Chess, Color, Position, Square};
@@ -90,7 +91,7 @@ fn exact_dtz_agrees_with_plain_search_and_with_shakmaty_syzygy() {
         };
         let exact = prober.dtz_with(&pos, &mut memo).unwrap();
         let plain = plain_search(&prober, &pos, &mut memo);
-        let fen = fiftymove::position::fen_of(&pos);
+        let fen = fiftymove::chess::position::fen_of(&pos);
         assert_eq!(exact, plain, "{fen}: exact DTZ vs plain search");
         if !pos.is_checkmate() {
             match prober.raw_dtz(&pos).unwrap() {
@@ -137,7 +138,7 @@ fn exact_dtz_agrees_with_plain_search_and_with_shakmaty_syzygy() {
 #[test]
 fn a_loss_that_shakmaty_syzygy_states_one_ply_short() {
     let prober = common::prober();
-    let pos = fiftymove::position::parse_fen("8/8/8/8/3r4/1P6/K1k5/8 w - - 0 1").unwrap();
+    let pos = fiftymove::chess::position::parse_fen("8/8/8/8/3r4/1P6/K1k5/8 w - - 0 1").unwrap();
     assert_eq!(prober.wdl(&pos).unwrap(), Wdl::Loss);
     assert!(matches!(
         prober.raw_dtz(&pos).unwrap(),

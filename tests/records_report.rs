@@ -6,7 +6,8 @@ use std::path::Path;
 
 use common::{fiftymove, reference, run_ok, stdout_ok};
 use fiftymove::{
-    checksums, claims::Verdict, records::RecordsReport, reference as genstats, scan::ScanStats,
+    claims::records::RecordsReport, claims::Verdict, scan::reference as genstats, scan::ScanStats,
+    tables::checksums,
 };
 
 fn generator(material: &str) -> genstats::GeneratorStats {

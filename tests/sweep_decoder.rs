@@ -1,4 +1,4 @@
-//! Tests of the streaming Syzygy decoder (`fiftymove::sweep`) against an
+//! Tests of the streaming Syzygy decoder (`fiftymove::tables::reader`) against an
 //! independent path: shakmaty-syzygy's own probing of the same files.
 
 use std::{
@@ -6,7 +6,7 @@ use std::{
     sync::OnceLock,
 };
 
-use fiftymove::sweep::{DtzValue, SweepError, SweepTable, TableKind};
+use fiftymove::tables::reader::{DtzValue, SweepError, SweepTable, TableKind};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use rayon::prelude::*;
 use shakmaty::{CastlingMode, Chess, Color, FromSetup, Position, Role};

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{fiftymove, reference, run_ok, stdout_ok};
-use fiftymove::{reference as genstats, scan::ScanStats};
+use fiftymove::scan::{reference as genstats, ScanStats};
 
 fn scan(engine: &str, args: &[&str]) -> String {
     stdout_ok(

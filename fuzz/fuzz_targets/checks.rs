@@ -13,11 +13,11 @@ use std::{
 };
 
 use fiftymove::{
+    chess::material::{Material, MAX_PIECES},
+    chess::position::{fen_of, parse_fen},
     error::{EXIT_BAD_INPUT, EXIT_TABLES},
-    material::{Material, MAX_PIECES},
-    position::{fen_of, parse_fen},
     probe::Prober,
-    sweep::{DtzValue, SweepTable, TableKind},
+    tables::reader::{DtzValue, SweepTable, TableKind},
     tables::Inventory,
     Error,
 };
@@ -65,7 +65,7 @@ pub fn check_material(data: &[u8]) {
             let closure = m.closure();
             assert!(closure.contains(&name));
             for table in &closure {
-                assert!(fiftymove::checksums::official(&format!("{table}.rtbw")).is_some());
+                assert!(fiftymove::tables::checksums::official(&format!("{table}.rtbw")).is_some());
             }
         }
         Err(e) => {

@@ -11,13 +11,13 @@ use std::{
 };
 
 use fiftymove::{
+    chess::material::Material,
+    claims::records::{self, longest_wins, RecordsReport},
     claims::{self, parse_catalog, Claim, StatsSource, Verifier},
-    material::Material,
-    merge::merge_shards,
     probe::Prober,
-    probe_scan::ScanPlan,
-    records::{self, longest_wins, RecordsReport},
     report::{write_report, ReportInput},
+    scan::merge::merge_shards,
+    scan::probe::ScanPlan,
     scan::ScanStats,
     tables::{complete_tables, Inventory},
     Error,
@@ -58,9 +58,9 @@ impl StatsSource for EngineStats<'_> {
         if !purpose.is_empty() {
             what.push_str(&format!(" for {purpose}"));
         }
-        let bar = progress_bar(self.global, fiftymove::sweep_scan::PROGRESS_UNITS, &what);
+        let bar = progress_bar(self.global, fiftymove::scan::sweep::PROGRESS_UNITS, &what);
         let stats =
-            fiftymove::sweep_scan::scan_with_sweep(self.inv, plan, self.global.memory, &|n| {
+            fiftymove::scan::sweep::scan_with_sweep(self.inv, plan, self.global.memory, &|n| {
                 bar.inc(n)
             });
         bar.finish_and_clear();

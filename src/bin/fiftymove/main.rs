@@ -14,16 +14,16 @@ use std::{
 
 use clap::Parser;
 use fiftymove::{
+    chess::material::Material,
+    chess::position::parse_fen,
     error::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER},
-    line::{best_line, to_pgn},
-    material::Material,
-    merge::merge_shards,
+    memory::{parse_size, MemoryLimit},
     output::write_atomically,
-    position::parse_fen,
+    probe::line::{best_line, to_pgn},
     probe::Prober,
-    probe_scan::{scan_with_prober, ScanPlan},
+    scan::merge::merge_shards,
+    scan::probe::{scan_with_prober, ScanPlan},
     scan::{ScanStats, Shard},
-    sweep_scan::{parse_size, MemoryLimit},
     tables::{self, Inventory, Verification},
     Error,
 };
@@ -364,11 +364,11 @@ fn cmd_scan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResu
             Engine::Sweep => {
                 let bar = progress_bar(
                     global,
-                    fiftymove::sweep_scan::PROGRESS_UNITS,
+                    fiftymove::scan::sweep::PROGRESS_UNITS,
                     &format!("scan {}", plan.material),
                 );
                 let stats =
-                    fiftymove::sweep_scan::scan_with_sweep(&inv, plan, global.memory, &|n| {
+                    fiftymove::scan::sweep::scan_with_sweep(&inv, plan, global.memory, &|n| {
                         bar.inc(n)
                     })?;
                 bar.finish_and_clear();

@@ -3,8 +3,9 @@
 use std::io::{self, Write};
 
 use fiftymove::{
-    line::{Line, LineEnd},
-    probe::{Outcome, ProbeReport},
+    chess::wdl::Outcome,
+    probe::line::{Line, LineEnd},
+    probe::ProbeReport,
     scan::ScanStats,
 };
 use serde::Serialize;
@@ -193,7 +194,7 @@ pub fn tables_text(out: &mut impl Write, r: &TablesReport, verify: bool) -> io::
 /// `scan` for people: the classes side by side, the longest positions, and
 /// the DTZ histograms.
 pub fn scan_text(out: &mut impl Write, s: &ScanStats) -> io::Result<()> {
-    use fiftymove::probe::Wdl;
+    use fiftymove::chess::wdl::Wdl;
     writeln!(out, "{} ({})", s.material, s.counting)?;
     writeln!(
         out,

@@ -3,8 +3,8 @@
 use std::io::{self, Write};
 
 use fiftymove::{
+    claims::records::RecordsReport,
     claims::{human_bytes, Claim, ClaimResult, LineSummary, SideEvidence, Verdict, Witness},
-    records::RecordsReport,
 };
 
 fn bounds<T: PartialEq + std::fmt::Display>(b: &[T; 2]) -> String {

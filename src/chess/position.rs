@@ -4,8 +4,8 @@
 use shakmaty::{fen::Fen, CastlingMode, Chess, EnPassantMode, Position, PositionErrorKinds};
 
 use crate::{
+    chess::material::{Material, MAX_PIECES},
     error::{Error, Result},
-    material::{Material, MAX_PIECES},
 };
 
 /// Parses a FEN into a position that Syzygy tables cover.

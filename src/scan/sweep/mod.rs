@@ -1,6 +1,6 @@
 //! The sweep engine for `scan`: whole-table statistics from sequential
 //! decoding of the table files, with exact DTZ, and the same numbers as the
-//! probe engine ([`crate::probe_scan`]) under design.md's convention.
+//! probe engine ([`crate::scan::probe`]) under design.md's convention.
 //!
 //! Both sides' WDL come from the WDL file, made exact with the captures
 //! (the tables they lead to are decoded into memory too); the stored
@@ -34,7 +34,6 @@
 mod board;
 mod codec;
 mod dtz;
-pub(crate) mod memory;
 mod wdl;
 mod weights;
 
@@ -43,19 +42,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use shakmaty::Color;
 
-pub use self::memory::{parse_size, MemoryLimit};
-
 use self::{
     board::Pos,
     dtz::{sign, Block, Sweep, CHUNK, DTZ_MATED, ILLEGAL, MATED},
     weights::{like_factorial, on_one_diagonal, Canon, Squares},
 };
 use crate::{
+    chess::wdl::Wdl,
     error::{Error, Result},
-    probe::Wdl,
-    probe_scan::ScanPlan,
+    memory::MemoryLimit,
+    scan::probe::ScanPlan,
     scan::{DtzHistograms, Histogram, Longest, RawCounts, ScanStats, SideStats, WdlCounts},
-    sweep::{SweepError, SweepTable, TableKind},
+    tables::reader::{SweepError, SweepTable, TableKind},
     tables::Inventory,
 };
 
@@ -118,7 +116,7 @@ impl Progress<'_> {
 /// Scans one material with the sweep engine. `progress` receives
 /// increments summing to [`PROGRESS_UNITS`].
 ///
-/// The result is identical to [`crate::probe_scan::scan_with_prober`]'s
+/// The result is identical to [`crate::scan::probe::scan_with_prober`]'s
 /// for the same plan (shards included: a shard holds the same positions as
 /// the probe engine's shard of the same number).
 ///

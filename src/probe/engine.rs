@@ -7,113 +7,26 @@
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Move, Position, Role};
 use shakmaty_syzygy::{MaybeRounded, ProbeError, SyzygyError, Tablebase};
 
 use crate::{
+    chess::{
+        material::Material,
+        wdl::{outcome_with_clock, Outcome, Wdl},
+    },
     error::{guard_table_read, Error, Result},
-    material::Material,
 };
 
-/// The five-valued Syzygy evaluation, assuming the halfmove clock is 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Wdl {
-    /// Lost, even under the 50-move rule.
-    Loss,
-    /// Lost without the 50-move rule, drawn with it.
-    BlessedLoss,
-    /// Drawn.
-    Draw,
-    /// Won without the 50-move rule, drawn with it.
-    CursedWin,
-    /// Won, even under the 50-move rule.
-    Win,
-}
-
-impl Wdl {
-    /// All five values, from worst to best.
-    pub const ALL: [Wdl; 5] = [
-        Wdl::Loss,
-        Wdl::BlessedLoss,
-        Wdl::Draw,
-        Wdl::CursedWin,
-        Wdl::Win,
-    ];
-
-    /// The value for the other side.
-    pub fn flip(self) -> Wdl {
-        match self {
-            Wdl::Loss => Wdl::Win,
-            Wdl::BlessedLoss => Wdl::CursedWin,
-            Wdl::Draw => Wdl::Draw,
-            Wdl::CursedWin => Wdl::BlessedLoss,
-            Wdl::Win => Wdl::Loss,
-        }
-    }
-
-    /// The snake_case name used in JSON and text output.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Wdl::Loss => "loss",
-            Wdl::BlessedLoss => "blessed_loss",
-            Wdl::Draw => "draw",
-            Wdl::CursedWin => "cursed_win",
-            Wdl::Win => "win",
-        }
-    }
-
-    /// +1 for (cursed) wins, -1 for (blessed) losses, 0 for draws.
-    pub fn signum(self) -> i32 {
-        match self {
-            Wdl::Loss | Wdl::BlessedLoss => -1,
-            Wdl::Draw => 0,
-            Wdl::CursedWin | Wdl::Win => 1,
-        }
-    }
-
-    pub(crate) fn from_syzygy(wdl: shakmaty_syzygy::Wdl) -> Wdl {
-        match wdl {
-            shakmaty_syzygy::Wdl::Loss => Wdl::Loss,
-            shakmaty_syzygy::Wdl::BlessedLoss => Wdl::BlessedLoss,
-            shakmaty_syzygy::Wdl::Draw => Wdl::Draw,
-            shakmaty_syzygy::Wdl::CursedWin => Wdl::CursedWin,
-            shakmaty_syzygy::Wdl::Win => Wdl::Win,
-        }
-    }
-}
-
-/// The result for the side to move once the 50-move rule and the current
-/// halfmove clock are taken into account.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// The side to move wins.
-    Win,
-    /// Drawn (by the position, or because the 50-move rule intervenes).
-    Draw,
-    /// The side to move loses.
-    Loss,
-}
-
-/// The verdict of the 50-move rule for a position with value `wdl`, exact
-/// DTZ `dtz` and halfmove clock `clock`.
-///
-/// A win stands when the zeroing move comes no later than the ply that
-/// brings the clock to 100, that is when `dtz + clock <= 100`: otherwise the
-/// loser can claim with the move that makes the clock reach 100 (FIDE 9.3).
-/// The same bound applies to a loss. A checkmated side has lost whatever
-/// the clock says.
-pub fn outcome_with_clock(wdl: Wdl, dtz: i32, clock: u32, checkmated: bool) -> Outcome {
-    if checkmated {
-        return Outcome::Loss;
-    }
-    let within = dtz.unsigned_abs() + clock <= 100;
+/// The evaluation shakmaty-syzygy reports, as ours.
+fn wdl_from_syzygy(wdl: shakmaty_syzygy::Wdl) -> Wdl {
     match wdl {
-        Wdl::Win if within => Outcome::Win,
-        Wdl::Loss if within => Outcome::Loss,
-        _ => Outcome::Draw,
+        shakmaty_syzygy::Wdl::Loss => Wdl::Loss,
+        shakmaty_syzygy::Wdl::BlessedLoss => Wdl::BlessedLoss,
+        shakmaty_syzygy::Wdl::Draw => Wdl::Draw,
+        shakmaty_syzygy::Wdl::CursedWin => Wdl::CursedWin,
+        shakmaty_syzygy::Wdl::Win => Wdl::Win,
     }
 }
 
@@ -217,7 +130,7 @@ impl Prober {
             || {
                 self.tb
                     .probe_wdl_after_zeroing(pos)
-                    .map(Wdl::from_syzygy)
+                    .map(wdl_from_syzygy)
                     .map_err(|e| table_error(e, pos))
             },
         )
@@ -428,7 +341,7 @@ impl Prober {
             Some(m) => Ok(Some((m, dtz))),
             None => Err(Error::Other(format!(
                 "no move of {} achieves its DTZ {dtz}; the tables are inconsistent",
-                crate::position::fen_of(pos)
+                crate::chess::position::fen_of(pos)
             ))),
         }
     }
@@ -500,7 +413,7 @@ impl Prober {
         let dtz = self.dtz(pos)?;
         let moves = self.moves(pos)?;
         Ok(ProbeReport {
-            fen: crate::position::fen_of(pos),
+            fen: crate::chess::position::fen_of(pos),
             material: Material::from_board(pos.board())
                 .map(|m| m.to_string())
                 .unwrap_or_default(),
@@ -581,13 +494,13 @@ fn guarded_tables(pos: &Chess, ext: &str) -> String {
         .unwrap_or_else(|_| "?".to_owned());
     format!(
         "{name}.{ext} (or a table its captures lead to, probing {})",
-        crate::position::fen_of(pos)
+        crate::chess::position::fen_of(pos)
     )
 }
 
 /// Maps a shakmaty-syzygy error to ours, naming the table files.
 fn table_error(e: SyzygyError, pos: &Chess) -> Error {
-    let fen = crate::position::fen_of(pos);
+    let fen = crate::chess::position::fen_of(pos);
     match e {
         SyzygyError::Castling => Error::position(&fen, "castling rights are not in Syzygy"),
         SyzygyError::TooManyPieces => Error::position(&fen, "more pieces than any table present"),

@@ -1,7 +1,7 @@
 //! How much memory a sweep may take, and how much the system has for it.
 //!
 //! A sweep holds whole tables in memory (see the module documentation of
-//! [`crate::sweep_scan`]); a 6-piece table needs more than most machines
+//! [`crate::scan::sweep`]); a 6-piece table needs more than most machines
 //! have. Rather than die of an allocation failure or the kernel's
 //! out-of-memory killer hours into a run, a sweep works out its bound from
 //! the table headers first and refuses to start beyond the limit.

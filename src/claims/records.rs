@@ -8,14 +8,14 @@ use serde::{Deserialize, Serialize};
 use shakmaty::Color;
 
 use crate::{
+    chess::material::Material,
+    chess::wdl::Wdl,
     claims::{parse_catalog, Claim, ClaimResult, LineSummary, Verifier},
     error::Result,
-    material::Material,
-    probe::Wdl,
 };
 
 /// The records shipped with fiftymove (`data/records.toml`).
-pub const RECORDS_TOML: &str = include_str!("../data/records.toml");
+pub const RECORDS_TOML: &str = include_str!("../../data/records.toml");
 
 /// The shipped records.
 ///

@@ -4,7 +4,7 @@
 //!
 //! The index scheme is Ronald de Man's; the constant tables and the
 //! arithmetic follow shakmaty-syzygy 0.28 (Niklas Fiekas, GPL-3.0-or-later,
-//! like this crate) as ported in [`crate::sweep`], whose constant tables and
+//! like this crate) as ported in [`crate::tables::reader`], whose constant tables and
 //! square helpers this module shares. Its encoder is a second one,
 //! specialised for speed: squares are given directly in a sub-table's piece
 //! order, so a move costs one re-encode and no piece matching. The group
@@ -15,14 +15,14 @@
 
 use shakmaty::{Color, Piece, Role};
 
-use crate::sweep::SweepTable;
+use crate::tables::reader::SweepTable;
 
-use crate::sweep::index::{
+use crate::tables::reader::index::{
     binom, decode_lead, file_of, flip_diagonal, largest_below, offdiag, rank_of, Lead, KINGS_SIZE,
     KK_IDX, LOWER, PAWNS, THREE_UNIQUE_SIZE, TRIANGLE, Z0,
 };
 /// At most this many pieces.
-pub(crate) use crate::sweep::index::{map_pawn, MAX_PIECES as MAX};
+pub(crate) use crate::tables::reader::index::{map_pawn, MAX_PIECES as MAX};
 
 /// The encoding of one sub-table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1359,7 +1359,11 @@ pub(crate) fn parse_counts(name: &str) -> Option<Counts> {
 
 /// Finds the group order of a sub-table: the candidate whose decoding
 /// agrees with the table's own decoder on spread indices.
-fn infer(table: &SweepTable, side: Color, info: &crate::sweep::SubTableInfo) -> Option<SubCodec> {
+fn infer(
+    table: &SweepTable,
+    side: Color,
+    info: &crate::tables::reader::SubTableInfo,
+) -> Option<SubCodec> {
     let file = info.lead_file.map_or(0, |f| f as u8);
     let pp =
         info.pieces.contains(&Color::White.pawn()) && info.pieces.contains(&Color::Black.pawn());

@@ -8,11 +8,12 @@ use rayon::prelude::*;
 use shakmaty::{Chess, Color, Position};
 
 use crate::{
-    enumerate::{Enumerator, WorkItem},
+    chess::material::Material,
+    chess::position::fen_of,
+    chess::wdl::Wdl,
     error::Result,
-    material::Material,
-    position::fen_of,
-    probe::{DtzMemo, Prober, Wdl},
+    probe::{DtzMemo, Prober},
+    scan::enumerate::{Enumerator, WorkItem},
     scan::{ScanStats, Shard},
 };
 

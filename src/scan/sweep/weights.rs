@@ -20,9 +20,9 @@ use shakmaty::{Board, Chess, Color, Piece, Square};
 
 use super::{board::Pos, codec::MAX};
 use crate::{
-    enumerate::Enumerator,
-    material::{Material, Symmetry},
-    position::fen_of,
+    chess::material::{Material, Symmetry},
+    chess::position::fen_of,
+    scan::enumerate::Enumerator,
 };
 
 /// Whether every piece stands on the a1-h8 diagonal or every piece on the

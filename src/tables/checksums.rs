@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-const MD5_LIST: &str = include_str!("../data/syzygy-md5.txt");
-const SIZE_LIST: &str = include_str!("../data/syzygy-bytes.tsv");
+const MD5_LIST: &str = include_str!("../../data/syzygy-md5.txt");
+const SIZE_LIST: &str = include_str!("../../data/syzygy-bytes.tsv");
 
 /// What the official list says about one table file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,7 +70,7 @@ mod tests {
     fn every_official_name_is_already_normalised() {
         // The checksum list is an independent record of Syzygy's naming.
         for name in official_files().filter_map(|(f, _)| f.strip_suffix(".rtbw")) {
-            let m: crate::material::Material = name.parse().unwrap();
+            let m: crate::chess::material::Material = name.parse().unwrap();
             assert_eq!(m.table_name(), name);
         }
     }
@@ -81,6 +81,6 @@ mod tests {
             .filter_map(|(f, _)| f.strip_suffix(".rtbw"))
             .map(str::to_owned)
             .collect();
-        assert_eq!(crate::material::table_names(), official);
+        assert_eq!(crate::chess::material::table_names(), official);
     }
 }

@@ -11,7 +11,7 @@ use shakmaty::{
     Bitboard, Board, Chess, Color, FromSetup, Piece, Position, Rank, Role, Setup, Square,
 };
 
-use crate::material::{Material, Symmetry};
+use crate::chess::material::{Material, Symmetry};
 
 /// One unit of work: the squares of the first two pieces are fixed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Position};
 
 use crate::{
+    chess::material::Material,
+    chess::position::fen_of,
     error::{Error, Result},
-    material::Material,
-    position::fen_of,
     probe::{DtzMemo, Prober},
 };
 

@@ -6,7 +6,7 @@ use std::{collections::BTreeMap, ops::AddAssign};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::probe::Wdl;
+use crate::chess::wdl::Wdl;
 
 /// Counts of the five WDL classes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

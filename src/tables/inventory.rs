@@ -15,9 +15,9 @@ use shakmaty::Chess;
 use shakmaty_syzygy::{filesystem::MmapFilesystem, Tablebase};
 
 use crate::{
-    checksums,
+    chess::material::Material,
     error::{io_detail, Error, Result},
-    material::Material,
+    tables::checksums,
 };
 
 /// Where tables are looked for when neither `--tables` nor `SYZYGY_PATH` says.

@@ -39,7 +39,7 @@ use super::{
 };
 use crate::{
     error::{Error, Result},
-    sweep::{DtzValue, SweepTable},
+    tables::reader::{DtzValue, SweepTable},
 };
 
 /// Illegal placement (the side not to move is in check).

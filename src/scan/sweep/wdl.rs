@@ -21,7 +21,7 @@ use super::{
 };
 use crate::{
     error::{Error, Result},
-    sweep::{SweepTable, TableKind},
+    tables::reader::{SweepTable, TableKind},
     tables::Inventory,
 };
 
@@ -444,7 +444,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::{material::Material, sweep_scan::codec::TableCodec};
+    use crate::{chess::material::Material, scan::sweep::codec::TableCodec};
 
     /// Routed capture look-ups land on the index the general `locate`
     /// finds, for every capture of sampled placements of tables with and

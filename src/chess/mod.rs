@@ -1,0 +1,13 @@
+//! The chess vocabulary of endgames: material signatures (their Syzygy
+//! names, symmetries and the closure that captures and promotions reach),
+//! positions from FENs, and the five-valued evaluation with what a
+//! move-limit rule makes of it.
+//!
+//! Layer: the lowest above the crate's foundation ([`crate::error`],
+//! [`crate::output`], [`crate::memory`]), and it uses nothing else of the
+//! crate. Every other layer uses it. It knows no table file: the solver
+//! ([`crate::solve`]) builds on it without Syzygy.
+
+pub mod material;
+pub mod position;
+pub mod wdl;

@@ -1,0 +1,97 @@
+//! The five-valued evaluation of a position (win, cursed win, draw,
+//! blessed loss, loss) and what a move-limit rule makes of it given the
+
+//! halfmove clock.
+
+use serde::{Deserialize, Serialize};
+
+/// The five-valued Syzygy evaluation, assuming the halfmove clock is 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Wdl {
+    /// Lost, even under the 50-move rule.
+    Loss,
+    /// Lost without the 50-move rule, drawn with it.
+    BlessedLoss,
+    /// Drawn.
+    Draw,
+    /// Won without the 50-move rule, drawn with it.
+    CursedWin,
+    /// Won, even under the 50-move rule.
+    Win,
+}
+
+impl Wdl {
+    /// All five values, from worst to best.
+    pub const ALL: [Wdl; 5] = [
+        Wdl::Loss,
+        Wdl::BlessedLoss,
+        Wdl::Draw,
+        Wdl::CursedWin,
+        Wdl::Win,
+    ];
+
+    /// The value for the other side.
+    pub fn flip(self) -> Wdl {
+        match self {
+            Wdl::Loss => Wdl::Win,
+            Wdl::BlessedLoss => Wdl::CursedWin,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::CursedWin => Wdl::BlessedLoss,
+            Wdl::Win => Wdl::Loss,
+        }
+    }
+
+    /// The snake_case name used in JSON and text output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Wdl::Loss => "loss",
+            Wdl::BlessedLoss => "blessed_loss",
+            Wdl::Draw => "draw",
+            Wdl::CursedWin => "cursed_win",
+            Wdl::Win => "win",
+        }
+    }
+
+    /// +1 for (cursed) wins, -1 for (blessed) losses, 0 for draws.
+    pub fn signum(self) -> i32 {
+        match self {
+            Wdl::Loss | Wdl::BlessedLoss => -1,
+            Wdl::Draw => 0,
+            Wdl::CursedWin | Wdl::Win => 1,
+        }
+    }
+}
+
+/// The result for the side to move once the 50-move rule and the current
+/// halfmove clock are taken into account.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The side to move wins.
+    Win,
+    /// Drawn (by the position, or because the 50-move rule intervenes).
+    Draw,
+    /// The side to move loses.
+    Loss,
+}
+
+/// The verdict of the 50-move rule for a position with value `wdl`, exact
+/// DTZ `dtz` and halfmove clock `clock`.
+///
+/// A win stands when the zeroing move comes no later than the ply that
+/// brings the clock to 100, that is when `dtz + clock <= 100`: otherwise the
+/// loser can claim with the move that makes the clock reach 100 (FIDE 9.3).
+/// The same bound applies to a loss. A checkmated side has lost whatever
+/// the clock says.
+pub fn outcome_with_clock(wdl: Wdl, dtz: i32, clock: u32, checkmated: bool) -> Outcome {
+    if checkmated {
+        return Outcome::Loss;
+    }
+    let within = dtz.unsigned_abs() + clock <= 100;
+    match wdl {
+        Wdl::Win if within => Outcome::Win,
+        Wdl::Loss if within => Outcome::Loss,
+        _ => Outcome::Draw,
+    }
+}

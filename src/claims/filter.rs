@@ -1,0 +1,351 @@
+//! Conditions on positions from a rule's wording (a pawn on its seventh
+
+//! rank, Troitsky's blockade, the 1982 KRP v KBP set-up).
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use shakmaty::{Bitboard, Chess, Color, Position, Role, Square};
+
+use crate::scan::probe::PositionFilter;
+
+/// A condition on positions, from a rule's wording (`filter = { ... }`).
+///
+/// Filters must not depend on the board's orientation beyond what the
+/// material's symmetries keep: scans visit one position per symmetry class.
+/// All filters here are invariant under the a-h mirror, the only symmetry of
+/// material with pawns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Filter {
+    /// Some pawn stands on this rank counted from its own side (7: one step
+    /// from promotion).
+    PawnOnRelativeRank(u8),
+    /// A pawn is securely blockaded (an enemy knight stands on the square
+    /// directly in front of it) on or behind the Troitsky line: a black pawn
+    /// on a4, b6, c5, d4, e4, f5, g6 or h4 or further back; a white pawn on
+    /// a5, b3, c4, d5, e5, f4, g3 or h5 or further back. Must be `true`.
+    KnightBlockadesPawnBehindTroitskyLine(bool),
+    /// The 1982 KRP v KBP clause: the rook side's pawn on a2 (or h2), the
+    /// other side's pawn directly in front of it on a3 (h3), and the
+    /// bishop on squares of that pawn's colour (dark for a3, light for h3);
+    /// or the same with colours reversed. Must be `true`.
+    KrpKbpA2A3(bool),
+    /// A side with two bishops has them on squares of opposite colours (a
+    /// bishop pair: same-coloured bishops cannot force mate, and the claims
+    /// about KBB endings are about the pair). Must be `true`.
+    BishopsOnOppositeColours(bool),
+}
+
+/// Relative rank (1-based, from the pawn's own side) of the Troitsky line
+/// on each file: a black pawn on a4 is on relative rank 5, on b6 rank 3.
+const TROITSKY_LINE: [u32; 8] = [5, 3, 4, 5, 5, 4, 3, 5];
+
+/// The rank of `sq` counted from `color`'s side, 1..=8.
+fn relative_rank(sq: Square, color: Color) -> u32 {
+    let r = sq.rank().to_u32() + 1;
+    match color {
+        Color::White => r,
+        Color::Black => 9 - r,
+    }
+}
+
+/// The square directly in front of a pawn of `color` on `sq`.
+fn in_front(sq: Square, color: Color) -> Option<Square> {
+    sq.offset(match color {
+        Color::White => 8,
+        Color::Black => -8,
+    })
+}
+
+impl Filter {
+    /// Whether `pos` meets the condition.
+    pub fn matches(&self, pos: &Chess) -> bool {
+        let board = pos.board();
+        match self {
+            Filter::PawnOnRelativeRank(rank) => board.pawns().into_iter().any(|sq| {
+                board
+                    .color_at(sq)
+                    .is_some_and(|c| relative_rank(sq, c) == u32::from(*rank))
+            }),
+            Filter::KnightBlockadesPawnBehindTroitskyLine(on) => {
+                *on && board.pawns().into_iter().any(|sq| {
+                    let Some(color) = board.color_at(sq) else {
+                        return false;
+                    };
+                    let behind = relative_rank(sq, color) <= TROITSKY_LINE[sq.file().to_usize()];
+                    let blockaded = in_front(sq, color).is_some_and(|f| {
+                        board.piece_at(f)
+                            == Some(shakmaty::Piece {
+                                color: !color,
+                                role: Role::Knight,
+                            })
+                    });
+                    behind && blockaded
+                })
+            }
+            Filter::KrpKbpA2A3(on) => {
+                *on && Color::ALL.into_iter().any(|rook_side| {
+                    if (board.by_color(rook_side) & board.rooks()).is_empty() {
+                        return false;
+                    }
+                    let other = !rook_side;
+                    (board.by_color(rook_side) & board.pawns())
+                        .into_iter()
+                        .any(|sq| {
+                            let edge = matches!(sq.file().char(), 'a' | 'h');
+                            if !edge || relative_rank(sq, rook_side) != 2 {
+                                return false;
+                            }
+                            let Some(block) = in_front(sq, rook_side) else {
+                                return false;
+                            };
+                            let blocked = board.piece_at(block)
+                                == Some(shakmaty::Piece {
+                                    color: other,
+                                    role: Role::Pawn,
+                                });
+                            let bishop_matches = (board.by_color(other) & board.bishops())
+                                .into_iter()
+                                .any(|b| b.is_dark() == block.is_dark());
+                            blocked && bishop_matches
+                        })
+                })
+            }
+            Filter::BishopsOnOppositeColours(on) => {
+                *on && Color::ALL.into_iter().all(|side| {
+                    let bishops = board.by_color(side) & board.bishops();
+                    bishops.count() != 2 || (bishops & Bitboard::DARK_SQUARES).count() == 1
+                })
+            }
+        }
+    }
+
+    /// A short description for people.
+    pub fn describe(&self) -> String {
+        match self {
+            Filter::PawnOnRelativeRank(r) => format!("positions with a pawn on its relative rank {r}"),
+            Filter::KnightBlockadesPawnBehindTroitskyLine(_) => {
+                "positions where a knight blockades the pawn on or behind the Troitsky line".into()
+            }
+            Filter::KrpKbpA2A3(_) => {
+                "positions with the rook side's pawn on a2/h2 blocked by the other pawn, the bishop on that pawn's colour".into()
+            }
+            Filter::BishopsOnOppositeColours(_) => {
+                "positions with the two bishops on squares of opposite colours".into()
+            }
+        }
+    }
+
+    /// A stable key for caches.
+    pub fn key(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The filter as a scan plan's [`PositionFilter`].
+    pub fn to_position_filter(&self) -> PositionFilter {
+        let me = self.clone();
+        Arc::new(move |pos: &Chess| me.matches(pos))
+    }
+
+    pub(super) fn validate(&self) -> std::result::Result<(), String> {
+        match self {
+            Filter::PawnOnRelativeRank(r) if !(2..=7).contains(r) => Err(format!(
+                "pawn_on_relative_rank = {r}: pawns stand on ranks 2 to 7"
+            )),
+            Filter::KnightBlockadesPawnBehindTroitskyLine(false)
+            | Filter::KrpKbpA2A3(false)
+            | Filter::BishopsOnOppositeColours(false) => {
+                Err("a filter flag must be `true` (leave the filter out otherwise)".into())
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::position::parse_fen;
+
+    fn pos(fen: &str) -> Chess {
+        parse_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+    }
+
+    #[test]
+    fn troitsky_line_black_pawn() {
+        let f = Filter::KnightBlockadesPawnBehindTroitskyLine(true);
+        // On the line, blockaded by a white knight directly in front.
+        for (pawn, knight) in [
+            ("a4", "a3"),
+            ("b6", "b5"),
+            ("c5", "c4"),
+            ("d4", "d3"),
+            ("e4", "e3"),
+            ("f5", "f4"),
+            ("g6", "g5"),
+            ("h4", "h3"),
+            // Further back.
+            ("a7", "a6"),
+            ("b7", "b6"),
+            ("d6", "d5"),
+        ] {
+            let fen = board_fen(&[
+                ("K", "h8"),
+                ("N", knight),
+                ("N", "e8"),
+                ("k", "a1"),
+                ("p", pawn),
+            ]);
+            assert!(f.matches(&pos(&fen)), "{pawn} blockaded on {knight}: {fen}");
+        }
+        // One step past the line.
+        for (pawn, knight) in [
+            ("a3", "a2"),
+            ("b5", "b4"),
+            ("c4", "c3"),
+            ("d3", "d2"),
+            ("e3", "e2"),
+            ("f4", "f3"),
+            ("g5", "g4"),
+            ("h3", "h2"),
+        ] {
+            let fen = board_fen(&[
+                ("K", "h8"),
+                ("N", knight),
+                ("N", "e8"),
+                ("k", "a1"),
+                ("p", pawn),
+            ]);
+            assert!(!f.matches(&pos(&fen)), "{pawn} past the line: {fen}");
+        }
+        // Behind the line but not blockaded (knight beside, or a king in front).
+        let fen = board_fen(&[
+            ("K", "h8"),
+            ("N", "b3"),
+            ("N", "e8"),
+            ("k", "a1"),
+            ("p", "a4"),
+        ]);
+        assert!(!f.matches(&pos(&fen)));
+        let fen = board_fen(&[
+            ("K", "a3"),
+            ("N", "b1"),
+            ("N", "e8"),
+            ("k", "h1"),
+            ("p", "a4"),
+        ]);
+        assert!(!f.matches(&pos(&fen)));
+    }
+
+    #[test]
+    fn troitsky_line_white_pawn_mirrors() {
+        let f = Filter::KnightBlockadesPawnBehindTroitskyLine(true);
+        for (pawn, knight, ok) in [
+            ("a5", "a6", true),
+            ("b3", "b4", true),
+            ("c4", "c5", true),
+            ("d5", "d6", true),
+            ("e5", "e6", true),
+            ("f4", "f5", true),
+            ("g3", "g4", true),
+            ("h5", "h6", true),
+            ("a6", "a7", false),
+            ("b4", "b5", false),
+            ("g4", "g5", false),
+            ("e2", "e3", true),
+        ] {
+            let fen = board_fen(&[
+                ("k", "h8"),
+                ("n", knight),
+                ("n", "e8"),
+                ("K", "a1"),
+                ("P", pawn),
+            ]);
+            assert_eq!(f.matches(&pos(&fen)), ok, "{pawn} / {knight}: {fen}");
+        }
+    }
+
+    #[test]
+    fn pawn_on_relative_rank() {
+        let f = Filter::PawnOnRelativeRank(7);
+        assert!(f.matches(&pos("7k/4P3/8/8/8/8/8/K7 w - - 0 1")));
+        assert!(!f.matches(&pos("7k/8/4P3/8/8/8/8/K7 w - - 0 1")));
+        assert!(f.matches(&pos("7k/8/8/8/8/8/4p3/K7 w - - 0 1")));
+    }
+
+    #[test]
+    fn krp_kbp_clause() {
+        let f = Filter::KrpKbpA2A3(true);
+        // White rook side, a2/a3, dark-squared black bishop (c1 is dark).
+        assert!(f.matches(&pos("7k/8/8/8/8/p7/P7/K1b4R b - - 0 1")));
+        // Light-squared bishop: no.
+        assert!(!f.matches(&pos("7k/8/8/8/8/p7/P7/K2b3R b - - 0 1")));
+        // h2/h3 with a light-squared bishop (d1 is light).
+        assert!(f.matches(&pos("k7/8/8/8/8/7p/R6P/3b3K b - - 0 1")));
+        // Colours reversed: black rook side a7, white pawn a6, light bishop.
+        assert!(f.matches(&pos("k1B4r/p7/P7/8/8/8/8/7K w - - 0 1")));
+        assert!(!f.matches(&pos("k2B3r/p7/P7/8/8/8/8/7K w - - 0 1")));
+    }
+
+    #[test]
+    fn bishop_pair_on_opposite_colours() {
+        let f = Filter::BishopsOnOppositeColours(true);
+        // c1 is dark, f1 light: a pair.
+        assert!(f.matches(&pos("4k3/8/8/8/8/8/8/2B1KB1n w - - 0 1")));
+        // c1 and e3 are both dark.
+        assert!(!f.matches(&pos("4k3/8/8/8/8/4B3/8/2B1K2n w - - 0 1")));
+        // A side with one bishop, or none, is not constrained.
+        assert!(f.matches(&pos("4k3/8/8/8/8/8/8/2B1K2n w - - 0 1")));
+    }
+
+    fn board_fen(pieces: &[(&str, &str)]) -> String {
+        let mut board = shakmaty::Board::empty();
+        for (p, sq) in pieces {
+            let ch = p.chars().next().unwrap();
+            let piece = shakmaty::Piece::from_char(ch).unwrap();
+            let sq: Square = sq.parse().unwrap();
+            board.set_piece_at(sq, piece);
+        }
+        // Whichever side to move makes the position legal.
+        ["w", "b"]
+            .iter()
+            .map(|t| format!("{board} {t} - - 0 1"))
+            .find(|f| parse_fen(f).is_ok())
+            .unwrap_or_else(|| format!("{board} w - - 0 1"))
+    }
+
+    #[test]
+    fn filters_are_invariant_under_the_a_h_mirror() {
+        // Scans of material with pawns visit one of each mirror pair.
+        let filters = [
+            Filter::PawnOnRelativeRank(7),
+            Filter::KnightBlockadesPawnBehindTroitskyLine(true),
+            Filter::KrpKbpA2A3(true),
+            Filter::BishopsOnOppositeColours(true),
+        ];
+        let files = "abcdefgh";
+        for (i, pawn_file) in files.chars().enumerate() {
+            for rank in 2..=7 {
+                let pawn = format!("{pawn_file}{rank}");
+                let knight = format!("{pawn_file}{}", rank - 1);
+                let other = files.chars().nth((i + 3) % 8).unwrap();
+                let fen = board_fen(&[
+                    ("K", &format!("{other}8")),
+                    ("N", &knight),
+                    ("k", &format!("{other}1")),
+                    ("p", &pawn),
+                ]);
+                let Ok(original) = parse_fen(&fen) else {
+                    continue;
+                };
+                let mut board = original.board().clone();
+                board.flip_horizontal();
+                let mirrored = pos(&format!("{board} {} - - 0 1", original.turn().char()));
+                for f in &filters {
+                    assert_eq!(f.matches(&original), f.matches(&mirrored), "{f:?} {fen}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! The history of the rule against exact data: the claim catalog
+//! (`data/claims.toml`), the filters that rules put on positions, the
+//! verdicts with their evidence, the verifier that decides them, and the
+//! record positions (`data/records.toml`).
+//!
+//! Each [`Claim`] says what someone claimed about an endgame, in which
+//! metric, and carries a machine-checkable [`Check`]. The [`Verifier`]
+//! computes a [`Verdict`] from the tables, never from the catalog: the
+//! catalog holds only what was claimed.
+//!
+//! Layer: above [`crate::scan`], [`crate::probe`], [`crate::tables`] and
+//! [`crate::chess`], which it uses. The reports and the binary use it.
+
+mod catalog;
+mod evidence;
+mod filter;
+pub mod records;
+mod verifier;
+
+pub use self::catalog::{
+    catalog, parse_catalog, select, Check, Claim, GeneralOutcome, Metric, CATALOG_TOML,
+};
+pub use self::evidence::{ClaimResult, Evidence, LineSummary, SideEvidence, Verdict, Witness};
+pub use self::filter::Filter;
+pub use self::verifier::{human_bytes, official_sizes, pct, StatsSource, Verifier};

@@ -1,0 +1,11 @@
+//! One position at a time: the probe engine (shakmaty-syzygy probes with
+//! every rounded DTZ resolved exactly) and the best-play line through
+//! captures and promotions to mate.
+//!
+//! Layer: above [`crate::tables`] and [`crate::chess`], which it uses. The
+//! scans, the claims and the binary use it.
+
+mod engine;
+pub mod line;
+
+pub use self::engine::{DtzMemo, MoveEval, ProbeReport, Prober};

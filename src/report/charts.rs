@@ -1,0 +1,134 @@
+//! DTZ histograms as SVG, drawn with plotters' SVG backend.
+
+use plotters::prelude::*;
+
+use crate::{
+    error::{Error, Result},
+    scan::Histogram,
+};
+
+/// Which histogram of a side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HistKind {
+    /// Wins and cursed wins of the side to move.
+    Win,
+    /// Losses and blessed losses of the side to move.
+    Loss,
+}
+
+fn plot_err(e: impl std::fmt::Display) -> Error {
+    Error::Other(format!("cannot draw a chart: {e}"))
+}
+
+/// A DTZ histogram as a standalone SVG document, drawn with plotters.
+///
+/// Bars up to 100 plies are the wins (losses) the 50-move rule leaves
+/// standing, bars above are cursed (blessed); vertical lines mark 100 and
+/// 150 plies. The count axis is logarithmic so that the rare long positions
+/// stay visible.
+///
+/// # Errors
+///
+/// [`Error::Other`] if plotters fails.
+pub fn histogram_svg(h: &Histogram, title: &str, kind: HistKind) -> Result<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (720, 300)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let max_x = h.max().unwrap_or(0).max(160) + 5;
+        let max_y = h.bins().map(|(_, n)| n).max().unwrap_or(1).max(1) as f64;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(64)
+            .build_cartesian_2d(
+                -0.5f64..(max_x as f64 + 0.5),
+                (0.5f64..max_y * 2.0).log_scale(),
+            )
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_desc("DTZ (plies)")
+            .y_desc("positions (log scale)")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| {
+                if *y >= 1.0 {
+                    format!("{y:.0}")
+                } else {
+                    String::new()
+                }
+            })
+            .draw()
+            .map_err(plot_err)?;
+        let (plain, cursed, plain_label, cursed_label) = match kind {
+            HistKind::Win => (
+                RGBColor(46, 110, 180),
+                RGBColor(230, 120, 20),
+                "win",
+                "cursed win (> 100 plies)",
+            ),
+            HistKind::Loss => (
+                RGBColor(180, 50, 50),
+                RGBColor(140, 70, 170),
+                "loss",
+                "blessed loss (> 100 plies)",
+            ),
+        };
+        chart
+            .draw_series(h.bins().filter(|(d, _)| *d <= 100).map(|(d, n)| {
+                Rectangle::new(
+                    [(f64::from(d) - 0.45, 0.5), (f64::from(d) + 0.45, n as f64)],
+                    plain.filled(),
+                )
+            }))
+            .map_err(plot_err)?
+            .label(plain_label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], plain.filled()));
+        chart
+            .draw_series(h.bins().filter(|(d, _)| *d > 100).map(|(d, n)| {
+                Rectangle::new(
+                    [(f64::from(d) - 0.45, 0.5), (f64::from(d) + 0.45, n as f64)],
+                    cursed.filled(),
+                )
+            }))
+            .map_err(plot_err)?
+            .label(cursed_label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], cursed.filled()));
+        for (plies, label, style) in [
+            (100.0, "50-move rule: 100 plies", BLACK.stroke_width(2)),
+            (
+                150.0,
+                "75-move rule: 150 plies",
+                RGBColor(120, 120, 120).stroke_width(2),
+            ),
+        ] {
+            chart
+                .draw_series(LineSeries::new(
+                    vec![(plies, 0.5), (plies, max_y * 2.0)],
+                    style,
+                ))
+                .map_err(plot_err)?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 12, y)], style));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 12))
+            .draw()
+            .map_err(plot_err)?;
+        root.present().map_err(plot_err)?;
+    }
+    Ok(svg)
+}
+
+/// An SVG document made fit for inlining in HTML: the XML namespace
+/// attribute (a URL, and optional in HTML) is dropped.
+pub fn inline_svg(svg: &str) -> String {
+    svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", "")
+        .replace(" xmlns:xlink=\"http://www.w3.org/1999/xlink\"", "")
+}

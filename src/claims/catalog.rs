@@ -289,6 +289,14 @@ pub fn select<'a>(claims: &'a [Claim], ids: &[String]) -> Result<Vec<&'a Claim>>
         .collect()
 }
 
+/// The claims of `catalog` about any of the tables named (Syzygy names).
+pub fn concerning<'a>(catalog: &'a [Claim], tables: &[String]) -> Vec<&'a Claim> {
+    catalog
+        .iter()
+        .filter(|c| c.material.as_ref().is_some_and(|m| tables.contains(m)))
+        .collect()
+}
+
 /// Known ids close to `id`: those containing it, else those within a few
 /// edits; at most five.
 fn suggest_ids(claims: &[Claim], id: &str) -> Vec<String> {

@@ -18,7 +18,7 @@ pub mod records;
 mod verifier;
 
 pub use self::catalog::{
-    catalog, parse_catalog, select, Check, Claim, GeneralOutcome, Metric, CATALOG_TOML,
+    catalog, concerning, parse_catalog, select, Check, Claim, GeneralOutcome, Metric, CATALOG_TOML,
 };
 pub use self::evidence::{ClaimResult, Evidence, LineSummary, SideEvidence, Verdict, Witness};
 pub use self::filter::Filter;

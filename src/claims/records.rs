@@ -12,6 +12,8 @@ use crate::{
     chess::wdl::Wdl,
     claims::{parse_catalog, Claim, ClaimResult, LineSummary, Verifier},
     error::Result,
+    scan::ScanStats,
+    tables::{complete_tables, Inventory},
 };
 
 /// The records shipped with fiftymove (`data/records.toml`).
@@ -106,6 +108,51 @@ pub struct RecordsReport {
     pub longest: Vec<LongestWin>,
     /// Tables present but not examined (over `--max-pieces`).
     pub skipped: Vec<String>,
+}
+
+/// The materials whose longest wins `records` shows: those named, else
+/// those of the saved scans, else every complete table present whose
+/// dependencies are present, with at most `max_pieces` pieces (smallest
+/// first). The second list names the tables left out for having more.
+///
+/// # Errors
+///
+/// [`crate::Error::Material`] for a bad material name.
+pub fn record_materials(
+    inv: &Inventory,
+    materials: &[String],
+    saved: &[ScanStats],
+    max_pieces: Option<usize>,
+) -> Result<(Vec<Material>, Vec<String>)> {
+    if !materials.is_empty() {
+        let parsed = materials
+            .iter()
+            .map(|m| m.parse::<Material>())
+            .collect::<Result<Vec<_>>>()?;
+        return Ok((parsed, Vec::new()));
+    }
+    if !saved.is_empty() {
+        let parsed = saved
+            .iter()
+            .map(|s| s.material.parse::<Material>())
+            .collect::<Result<Vec<_>>>()?;
+        return Ok((parsed, Vec::new()));
+    }
+    let mut chosen = Vec::new();
+    let mut skipped = Vec::new();
+    for name in complete_tables(inv) {
+        let m: Material = name.parse()?;
+        if !inv.missing_for(&m).is_empty() {
+            continue;
+        }
+        if max_pieces.is_some_and(|n| m.piece_count() > n) {
+            skipped.push(name);
+        } else {
+            chosen.push(m);
+        }
+    }
+    chosen.sort_by_key(|m| (m.piece_count(), m.to_string()));
+    Ok((chosen, skipped))
 }
 
 #[cfg(test)]

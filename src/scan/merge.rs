@@ -1,9 +1,64 @@
-//! Summing the shard results of `scan --shard K/N` into whole results.
+//! Summing the shard results of `scan --shard K/N` into whole results, and
+//! reading result files (JSON Lines, as `scan --out` writes them).
+
+use std::path::{Path, PathBuf};
 
 use crate::{
     error::{Error, Result},
     scan::ScanStats,
 };
+
+/// Reads the results in `paths`, one JSON document per non-empty line, in
+/// file and line order.
+///
+/// # Errors
+///
+/// [`Error::Input`] naming the file (and line) that cannot be read or is not
+/// a scan result.
+pub fn read_results(paths: &[PathBuf]) -> Result<Vec<ScanStats>> {
+    let mut parts = Vec::new();
+    for path in paths {
+        let text = read_text(path)?;
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let stats: ScanStats = serde_json::from_str(line).map_err(|e| Error::Input {
+                path: path.clone(),
+                detail: format!("line {}: not a scan result ({e})", i + 1),
+            })?;
+            parts.push(stats);
+        }
+    }
+    Ok(parts)
+}
+
+/// Reads the results in `paths` as [`read_results`] does and, if any of them
+/// is a shard, merges them with [`merge_shards`].
+///
+/// # Errors
+///
+/// The errors of both.
+pub fn read_whole_results(paths: &[PathBuf]) -> Result<Vec<ScanStats>> {
+    let parts = read_results(paths)?;
+    if parts.iter().any(|p| p.shard.is_some()) {
+        return merge_shards(parts);
+    }
+    Ok(parts)
+}
+
+/// A whole text file, or [`Error::Input`] naming it.
+///
+/// # Errors
+///
+/// [`Error::Input`] if it cannot be read as UTF-8 text.
+pub fn read_text(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| Error::Input {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    })
+}
 
 /// Groups `parts` by material and sums each group. Each group must hold
 /// shards 1..=N of one N exactly once, or be a single unsharded result.

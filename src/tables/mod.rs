@@ -10,8 +10,10 @@
 pub mod checksums;
 mod inventory;
 pub mod reader;
+mod status;
 
 pub use self::inventory::{
     complete_tables, default_cache_file, md5_file, resolve_dirs, verify_file, Inventory,
     Verification, DEFAULT_DIR,
 };
+pub use self::status::{FileStatus, MaterialClosure, TablesReport};

@@ -12,14 +12,14 @@ use std::{
 
 use fiftymove::{
     chess::material::Material,
-    claims::records::{self, longest_wins, RecordsReport},
+    claims::records::{self, longest_wins, record_materials, RecordsReport},
     claims::{self, parse_catalog, Claim, StatsSource, Verifier},
     probe::Prober,
     report::{write_report, ReportInput},
-    scan::merge::merge_shards,
+    scan::merge::{read_text, read_whole_results},
     scan::probe::ScanPlan,
     scan::ScanStats,
-    tables::{complete_tables, Inventory},
+    tables::Inventory,
     Error,
 };
 
@@ -77,36 +77,6 @@ pub struct ClaimsArgs {
     pub require_tables: bool,
 }
 
-fn read_text(path: &Path) -> Result<String, Error> {
-    std::fs::read_to_string(path).map_err(|e| Error::Input {
-        path: path.to_path_buf(),
-        detail: e.to_string(),
-    })
-}
-
-/// Reads saved scans (JSON Lines, as `scan --out` writes), merging shards.
-fn read_scans(files: &[PathBuf]) -> Result<Vec<ScanStats>, Error> {
-    let mut parts = Vec::new();
-    for path in files {
-        let text = read_text(path)?;
-        for (i, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let stats: ScanStats = serde_json::from_str(line).map_err(|e| Error::Input {
-                path: path.clone(),
-                detail: format!("line {}: not a scan result ({e})", i + 1),
-            })?;
-            parts.push(stats);
-        }
-    }
-    if parts.iter().any(|p| p.shard.is_some()) {
-        return merge_shards(parts);
-    }
-    Ok(parts)
-}
-
 fn load_catalog(path: Option<&Path>) -> Result<Vec<Claim>, Error> {
     match path {
         Some(p) => parse_catalog(&read_text(p)?, &p.display().to_string()),
@@ -129,7 +99,7 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
     let prober = Prober::new(inv.open()?);
     let engine = EngineStats::new(&inv, global);
     let mut verifier = Verifier::new(&inv, &prober, &engine);
-    for stats in read_scans(&args.from)? {
+    for stats in read_whole_results(&args.from)? {
         verifier.preload(stats)?;
     }
     // Everything that can fail on the tables fails here, before long work.
@@ -167,44 +137,6 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
     Ok(())
 }
 
-/// The materials to take longest wins from.
-fn record_materials(
-    inv: &Inventory,
-    materials: &[String],
-    saved: &[ScanStats],
-    max_pieces: Option<usize>,
-) -> Result<(Vec<Material>, Vec<String>), Error> {
-    if !materials.is_empty() {
-        let parsed = materials
-            .iter()
-            .map(|m| m.parse::<Material>())
-            .collect::<Result<Vec<_>, _>>()?;
-        return Ok((parsed, Vec::new()));
-    }
-    if !saved.is_empty() {
-        let parsed = saved
-            .iter()
-            .map(|s| s.material.parse::<Material>())
-            .collect::<Result<Vec<_>, _>>()?;
-        return Ok((parsed, Vec::new()));
-    }
-    let mut chosen = Vec::new();
-    let mut skipped = Vec::new();
-    for name in complete_tables(inv) {
-        let m: Material = name.parse()?;
-        if !inv.missing_for(&m).is_empty() {
-            continue;
-        }
-        if max_pieces.is_some_and(|n| m.piece_count() > n) {
-            skipped.push(name);
-        } else {
-            chosen.push(m);
-        }
-    }
-    chosen.sort_by_key(|m| (m.piece_count(), m.to_string()));
-    Ok((chosen, skipped))
-}
-
 pub fn cmd_records(
     global: &Global,
     materials: &[String],
@@ -217,7 +149,7 @@ pub fn cmd_records(
     let prober = Prober::new(inv.open()?);
     let engine = EngineStats::new(&inv, global);
     let mut verifier = Verifier::new(&inv, &prober, &engine);
-    let saved = read_scans(from)?;
+    let saved = read_whole_results(from)?;
     for s in &saved {
         verifier.preload(s.clone())?;
     }
@@ -262,7 +194,7 @@ pub fn cmd_report(
     out: &mut impl Write,
 ) -> RunResult {
     let inv = global.inventory()?;
-    let saved = read_scans(from)?;
+    let saved = read_whole_results(from)?;
     let parsed: Vec<Material> = if saved.is_empty() {
         materials
             .iter()
@@ -288,10 +220,7 @@ pub fn cmd_report(
     }
     let catalog = claims::catalog()?;
     let names: Vec<String> = parsed.iter().map(Material::table_name).collect();
-    let relevant: Vec<&Claim> = catalog
-        .iter()
-        .filter(|c| c.material.as_ref().is_some_and(|m| names.contains(m)))
-        .collect();
+    let relevant = claims::concerning(&catalog, &names);
     verifier.preflight(&relevant)?;
     let mut input = ReportInput {
         generated_by: std::iter::once("fiftymove".to_owned())

@@ -1,10 +1,19 @@
 //! The `fiftymove` binary: argument parsing, output formatting and exit
 //! codes. All chess and table logic lives in the library.
+//!
+//! `args` holds the raw arguments as clap parses them; this file validates
+//! the global ones and dispatches; each `*_cmd` file wires one group of
+//! commands (`probe_cmd`: probe, line; `scan_cmd`: scan, merge;
+//! `tables_cmd`: tables; `claims_cmd`: claims, records, report) to the
+//! library; `render` and `render_claims` format results for people.
 
 mod args;
 mod claims_cmd;
+mod probe_cmd;
 mod render;
 mod render_claims;
+mod scan_cmd;
+mod tables_cmd;
 
 use std::{
     io::{self, IsTerminal, Write},
@@ -14,22 +23,15 @@ use std::{
 
 use clap::Parser;
 use fiftymove::{
-    chess::material::Material,
-    chess::position::parse_fen,
     error::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER},
     memory::{parse_size, MemoryLimit},
-    output::write_atomically,
-    probe::line::{best_line, to_pgn},
-    probe::Prober,
-    scan::merge::merge_shards,
-    scan::probe::{scan_with_prober, ScanPlan},
-    scan::{ScanStats, Shard},
-    tables::{self, Inventory, Verification},
+    scan::Shard,
+    tables::{self, Inventory},
     Error,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 
-use args::{Command, Engine, LineFormat, RawArgs};
+use args::{Command, LineFormat, RawArgs};
 
 /// Why a run stopped early.
 enum Stop {
@@ -191,7 +193,7 @@ fn run(raw: RawArgs) -> RunResult {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     match raw.command {
-        Command::Probe { fen } => cmd_probe(&global, &fen, &mut out),
+        Command::Probe { fen } => probe_cmd::cmd_probe(&global, &fen, &mut out),
         Command::Line { fen, format } => {
             let format = match (format, global.json) {
                 (Some(f), false) => f,
@@ -205,9 +207,11 @@ fn run(raw: RawArgs) -> RunResult {
                 }
                 (None, false) => LineFormat::Text,
             };
-            cmd_line(&global, &fen, format, &mut out)
+            probe_cmd::cmd_line(&global, &fen, format, &mut out)
         }
-        Command::Tables { materials, verify } => cmd_tables(&global, &materials, verify, &mut out),
+        Command::Tables { materials, verify } => {
+            tables_cmd::cmd_tables(&global, &materials, verify, &mut out)
+        }
         Command::Scan {
             materials,
             shard,
@@ -215,13 +219,19 @@ fn run(raw: RawArgs) -> RunResult {
             raw,
             engine,
         } => {
-            let plan = ScanCommand::validate(&materials, shard.as_deref(), out_file, raw, engine)?;
-            cmd_scan(&global, &plan, &mut out)
+            let plan = scan_cmd::ScanCommand::validate(
+                &materials,
+                shard.as_deref(),
+                out_file,
+                raw,
+                engine,
+            )?;
+            scan_cmd::cmd_scan(&global, &plan, &mut out)
         }
         Command::Merge {
             files,
             out: out_file,
-        } => cmd_merge(&global, &files, out_file, &mut out),
+        } => scan_cmd::cmd_merge(&global, &files, out_file, &mut out),
         Command::Claims {
             ids,
             list,
@@ -249,45 +259,6 @@ fn run(raw: RawArgs) -> RunResult {
             materials,
             from,
         } => claims_cmd::cmd_report(&global, &dir, &materials, &from, &mut out),
-    }
-}
-
-/// A validated `scan` invocation.
-struct ScanCommand {
-    plans: Vec<ScanPlan>,
-    out: Option<PathBuf>,
-    engine: Engine,
-}
-
-impl ScanCommand {
-    fn validate(
-        materials: &[String],
-        shard: Option<&str>,
-        out: Option<PathBuf>,
-        raw: bool,
-        engine: Engine,
-    ) -> Result<ScanCommand, Error> {
-        let shard = shard.map(parse_shard).transpose()?;
-        let plans = materials
-            .iter()
-            .map(|m| {
-                Ok(ScanPlan {
-                    material: m.parse()?,
-                    shard,
-                    raw,
-                    filter: None,
-                })
-            })
-            .collect::<Result<Vec<_>, Error>>()?;
-        if shard.is_some() && out.is_none() {
-            return Err(Error::Usage(
-                "--shard needs --out FILE, so that the parts can be merged".into(),
-            ));
-        }
-        if let Some(path) = &out {
-            check_out_file(path)?;
-        }
-        Ok(ScanCommand { plans, out, engine })
     }
 }
 
@@ -339,219 +310,4 @@ fn progress_bar(global: &Global, len: u64, what: &str) -> ProgressBar {
     );
     bar.set_message(what.to_owned());
     bar
-}
-
-fn cmd_scan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResult {
-    let inv = global.inventory()?;
-    // Every table of every material must be present before the long work.
-    for plan in &cmd.plans {
-        inv.require(&plan.material, &plan.material.to_string())?;
-    }
-    let prober = Prober::new(inv.open()?);
-    let mut results = Vec::new();
-    for plan in &cmd.plans {
-        let stats = match cmd.engine {
-            Engine::Probe => {
-                let bar = progress_bar(
-                    global,
-                    plan.work_items().len() as u64,
-                    &format!("scan {}", plan.material),
-                );
-                let stats = scan_with_prober(&prober, plan, &|n| bar.inc(n))?;
-                bar.finish_and_clear();
-                stats
-            }
-            Engine::Sweep => {
-                let bar = progress_bar(
-                    global,
-                    fiftymove::scan::sweep::PROGRESS_UNITS,
-                    &format!("scan {}", plan.material),
-                );
-                let stats =
-                    fiftymove::scan::sweep::scan_with_sweep(&inv, plan, global.memory, &|n| {
-                        bar.inc(n)
-                    })?;
-                bar.finish_and_clear();
-                stats
-            }
-        };
-        results.push(stats);
-    }
-    emit_stats(global, &results, cmd.out.as_deref(), out)
-}
-
-/// Prints scan results, or writes them as JSON Lines to `file`.
-fn emit_stats(
-    global: &Global,
-    results: &[ScanStats],
-    file: Option<&std::path::Path>,
-    out: &mut impl Write,
-) -> RunResult {
-    if let Some(path) = file {
-        let mut buf = Vec::new();
-        for r in results {
-            render::json_line(&mut buf, r)?;
-        }
-        write_atomically(path, &buf)?;
-        return Ok(());
-    }
-    for r in results {
-        if global.json {
-            render::json_line(out, r)?;
-        } else {
-            render::scan_text(out, r)?;
-        }
-    }
-    Ok(())
-}
-
-fn cmd_merge(
-    global: &Global,
-    files: &[PathBuf],
-    out_file: Option<PathBuf>,
-    out: &mut impl Write,
-) -> RunResult {
-    if let Some(path) = &out_file {
-        check_out_file(path)?;
-    }
-    let mut parts = Vec::new();
-    for path in files {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::Input {
-            path: path.clone(),
-            detail: e.to_string(),
-        })?;
-        for (i, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let stats: ScanStats = serde_json::from_str(line).map_err(|e| Error::Input {
-                path: path.clone(),
-                detail: format!("line {}: not a scan result ({e})", i + 1),
-            })?;
-            parts.push(stats);
-        }
-    }
-    let merged = merge_shards(parts)?;
-    emit_stats(global, &merged, out_file.as_deref(), out)
-}
-
-/// Parses a FEN and opens the tables its play can need, checking the whole
-/// dependency closure first.
-fn open_for_fen(global: &Global, fen: &str) -> Result<(Prober, shakmaty::Chess), Error> {
-    let pos = parse_fen(fen)?;
-    let inv = global.inventory()?;
-    let material = Material::from_board(shakmaty::Position::board(&pos))?;
-    if material.has_table() {
-        inv.require(&material, &format!("{material} ({fen})"))?;
-    }
-    Ok((Prober::new(inv.open()?), pos))
-}
-
-fn cmd_probe(global: &Global, fen: &str, out: &mut impl Write) -> RunResult {
-    let (prober, pos) = open_for_fen(global, fen)?;
-    let report = prober.report(&pos)?;
-    if global.json {
-        render::json_line(out, &report)?;
-    } else {
-        render::probe_text(out, &report)?;
-    }
-    Ok(())
-}
-
-fn cmd_line(global: &Global, fen: &str, format: LineFormat, out: &mut impl Write) -> RunResult {
-    let (prober, pos) = open_for_fen(global, fen)?;
-    let line = best_line(&prober, &pos)?;
-    match format {
-        LineFormat::Json => render::json_line(out, &line)?,
-        LineFormat::Pgn => out.write_all(to_pgn(&line, &pos).as_bytes())?,
-        LineFormat::Text => render::line_text(out, &line)?,
-    }
-    Ok(())
-}
-
-fn cmd_tables(
-    global: &Global,
-    materials: &[String],
-    verify: bool,
-    out: &mut impl Write,
-) -> RunResult {
-    // Bad input (exit 2) is reported before missing tables (exit 3).
-    let parsed = materials
-        .iter()
-        .map(|m| m.parse::<Material>())
-        .collect::<Result<Vec<_>, _>>()?;
-    let inv = global.inventory()?;
-    // The files to report on: the closures asked for, or everything present.
-    let files: Vec<String> = if parsed.is_empty() {
-        inv.files().keys().cloned().collect()
-    } else {
-        let mut all: Vec<String> = parsed.iter().flat_map(|m| m.closure_files()).collect();
-        all.sort();
-        all.dedup();
-        all
-    };
-    let mut report = render::TablesReport {
-        dirs: inv.dirs().iter().map(|d| d.display().to_string()).collect(),
-        materials: parsed
-            .iter()
-            .map(|m| render::MaterialClosure {
-                material: m.to_string(),
-                table: m.table_name(),
-                closure: m.closure().into_iter().collect(),
-                missing: inv.missing_for(m),
-            })
-            .collect(),
-        files: Vec::new(),
-    };
-    let mut damaged = Vec::new();
-    for file in &files {
-        let Some(path) = inv.path(file) else { continue };
-        let status = if verify {
-            match tables::verify_file(file, path) {
-                Verification::Ok => "ok".to_owned(),
-                Verification::Unknown => "not an official Syzygy file name".to_owned(),
-                Verification::WrongSize { expected, actual } => {
-                    damaged.push(file.clone());
-                    format!("DAMAGED: {actual} bytes, official {expected}")
-                }
-                Verification::WrongMd5 { expected, actual } => {
-                    damaged.push(file.clone());
-                    format!("DAMAGED: md5 {actual}, official {expected}")
-                }
-                Verification::Unreadable(e) => {
-                    damaged.push(file.clone());
-                    format!("UNREADABLE: {e}")
-                }
-            }
-        } else {
-            "present".to_owned()
-        };
-        report.files.push(render::FileStatus {
-            file: file.clone(),
-            path: path.display().to_string(),
-            status,
-        });
-    }
-    if global.json {
-        render::json_line(out, &report)?;
-    } else {
-        render::tables_text(out, &report, verify)?;
-    }
-    out.flush()?;
-    if !damaged.is_empty() {
-        return Err(Error::Table {
-            what: damaged.join(" "),
-            detail: format!("{} file(s) failed verification", damaged.len()),
-        }
-        .into());
-    }
-    if let Some(m) = report.materials.iter().find(|m| !m.missing.is_empty()) {
-        return Err(Error::MissingTables {
-            needed_for: m.material.clone(),
-            files: m.missing.clone(),
-        }
-        .into());
-    }
-    Ok(())
 }

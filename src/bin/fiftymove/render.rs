@@ -7,6 +7,7 @@ use fiftymove::{
     probe::line::{Line, LineEnd},
     probe::ProbeReport,
     scan::ScanStats,
+    tables::TablesReport,
 };
 use serde::Serialize;
 
@@ -122,41 +123,6 @@ pub fn line_text(out: &mut impl Write, l: &Line) -> io::Result<()> {
         l.result_without_rule, l.result_with_rule
     )?;
     Ok(())
-}
-
-/// The closure of one material, for `tables`.
-#[derive(Serialize)]
-pub struct MaterialClosure {
-    /// As given (White first).
-    pub material: String,
-    /// Syzygy name.
-    pub table: String,
-    /// Every table in the closure.
-    pub closure: Vec<String>,
-    /// Missing files.
-    pub missing: Vec<String>,
-}
-
-/// One file's status, for `tables`.
-#[derive(Serialize)]
-pub struct FileStatus {
-    /// File name.
-    pub file: String,
-    /// Where it was found.
-    pub path: String,
-    /// `present`, `ok`, or what is wrong.
-    pub status: String,
-}
-
-/// The `tables` report.
-#[derive(Serialize)]
-pub struct TablesReport {
-    /// Directories searched, in order.
-    pub dirs: Vec<String>,
-    /// Closures asked for.
-    pub materials: Vec<MaterialClosure>,
-    /// Files reported on.
-    pub files: Vec<FileStatus>,
 }
 
 /// `tables` for people.

@@ -1,0 +1,126 @@
+//! The `tables` report: which directories were searched, the closure of
+//! each material asked about with the files missing from it, and the status
+//! of each file (present, or its md5 verdict).
+
+use serde::Serialize;
+
+use crate::{
+    chess::material::Material,
+    error::Error,
+    tables::{verify_file, Inventory, Verification},
+};
+
+/// The closure of one material.
+#[derive(Clone, Debug, Serialize)]
+pub struct MaterialClosure {
+    /// As given (White first).
+    pub material: String,
+    /// Syzygy name.
+    pub table: String,
+    /// Every table in the closure.
+    pub closure: Vec<String>,
+    /// Missing files.
+    pub missing: Vec<String>,
+}
+
+/// One file's status.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileStatus {
+    /// File name.
+    pub file: String,
+    /// Where it was found.
+    pub path: String,
+    /// `present`, `ok`, or what is wrong.
+    pub status: String,
+}
+
+/// What `tables` reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct TablesReport {
+    /// Directories searched, in order.
+    pub dirs: Vec<String>,
+    /// Closures asked for.
+    pub materials: Vec<MaterialClosure>,
+    /// Files reported on.
+    pub files: Vec<FileStatus>,
+    /// Files that failed verification.
+    #[serde(skip)]
+    pub damaged: Vec<String>,
+}
+
+impl TablesReport {
+    /// The report on the closures of `materials` (or on every file present
+    /// when there are none), md5-checking each file if `verify`.
+    pub fn build(inv: &Inventory, materials: &[Material], verify: bool) -> TablesReport {
+        // The files to report on: the closures asked for, or everything present.
+        let files: Vec<String> = if materials.is_empty() {
+            inv.files().keys().cloned().collect()
+        } else {
+            let mut all: Vec<String> = materials.iter().flat_map(|m| m.closure_files()).collect();
+            all.sort();
+            all.dedup();
+            all
+        };
+        let mut report = TablesReport {
+            dirs: inv.dirs().iter().map(|d| d.display().to_string()).collect(),
+            materials: materials
+                .iter()
+                .map(|m| MaterialClosure {
+                    material: m.to_string(),
+                    table: m.table_name(),
+                    closure: m.closure().into_iter().collect(),
+                    missing: inv.missing_for(m),
+                })
+                .collect(),
+            files: Vec::new(),
+            damaged: Vec::new(),
+        };
+        for file in &files {
+            let Some(path) = inv.path(file) else { continue };
+            let status = if verify {
+                match verify_file(file, path) {
+                    Verification::Ok => "ok".to_owned(),
+                    Verification::Unknown => "not an official Syzygy file name".to_owned(),
+                    Verification::WrongSize { expected, actual } => {
+                        report.damaged.push(file.clone());
+                        format!("DAMAGED: {actual} bytes, official {expected}")
+                    }
+                    Verification::WrongMd5 { expected, actual } => {
+                        report.damaged.push(file.clone());
+                        format!("DAMAGED: md5 {actual}, official {expected}")
+                    }
+                    Verification::Unreadable(e) => {
+                        report.damaged.push(file.clone());
+                        format!("UNREADABLE: {e}")
+                    }
+                }
+            } else {
+                "present".to_owned()
+            };
+            report.files.push(FileStatus {
+                file: file.clone(),
+                path: path.display().to_string(),
+                status,
+            });
+        }
+        report
+    }
+
+    /// What the report says is wrong, as the error to exit with: damaged
+    /// files first, then the first material with missing files.
+    pub fn failure(&self) -> Option<Error> {
+        if !self.damaged.is_empty() {
+            return Some(Error::Table {
+                what: self.damaged.join(" "),
+                detail: format!("{} file(s) failed verification", self.damaged.len()),
+            });
+        }
+        self.materials
+            .iter()
+            .find(|m| !m.missing.is_empty())
+            .map(|m| Error::MissingTables {
+                needed_for: m.material.clone(),
+                files: m.missing.clone(),
+            })
+    }
+}

@@ -79,10 +79,15 @@ pub enum Error {
         /// The underlying error.
         error: io::Error,
     },
-    /// A sweep would need more memory than it may use.
+    /// A sweep or a solve would need more memory than it may use.
     Memory {
         /// What needed it (`scan KRBNvKR`).
         needed_for: String,
+        /// Which engine (`the sweep engine`, `the solver`).
+        engine: &'static str,
+        /// What to do instead, if anything (`scan --engine probe needs
+        /// little memory`).
+        instead: Option<&'static str>,
         /// The most bytes the sweep would take.
         needed: u64,
         /// The bytes it may take.
@@ -204,16 +209,24 @@ impl Error {
             }
             Error::Memory {
                 needed_for,
+                engine,
+                instead,
                 needed,
                 limit,
-            } => write!(
-                f,
-                "{needed_for}: the sweep engine needs up to {needed} bytes ({}) of memory, \
-                 more than the {limit} bytes ({}) it may use (--memory-limit; default: \
-                 the memory available); scan --engine probe needs little memory",
-                Size(*needed),
-                Size(*limit)
-            ),
+            } => {
+                write!(
+                    f,
+                    "{needed_for}: {engine} needs up to {needed} bytes ({}) of memory, \
+                     more than the {limit} bytes ({}) it may use (--memory-limit; default: \
+                     the memory available)",
+                    Size(*needed),
+                    Size(*limit)
+                )?;
+                if let Some(i) = instead {
+                    write!(f, "; {i}")?;
+                }
+                Ok(())
+            }
             Error::Other(msg) => write!(f, "{msg}"),
         }
     }

@@ -13,7 +13,7 @@
 //! | [`probe`] | the probe engine (exact DTZ) and best-play lines |
 //! | [`tables`] | table discovery, md5 checks, the streaming table reader |
 //! | [`chess`] | material, positions, the five-valued evaluation |
-//! | [`error`], [`output`], [`memory`] | errors and exit codes, atomic writes, memory limits |
+//! | [`error`], [`output`], [`memory`], [`dirs`] | errors and exit codes, atomic writes, memory limits, the cache directory |
 //!
 //! What most users need is re-exported here, so that `fiftymove::{Prober,
 //! Inventory, ...}` works without knowing the folders.
@@ -32,6 +32,7 @@
 
 pub mod chess;
 pub mod claims;
+pub mod dirs;
 pub mod error;
 pub mod memory;
 pub mod output;

@@ -1,7 +1,7 @@
 //! The chess vocabulary of endgames: material signatures (their Syzygy
 //! names, symmetries and the closure that captures and promotions reach),
-//! positions from FENs, and the five-valued evaluation with what a
-//! move-limit rule makes of it.
+//! positions from FENs, the move-limit rules and metrics, and the
+//! five-valued evaluation with what a rule makes of it.
 //!
 //! Layer: the lowest above the crate's foundation ([`crate::error`],
 //! [`crate::output`], [`crate::memory`]), and it uses nothing else of the
@@ -10,4 +10,5 @@
 
 pub mod material;
 pub mod position;
+pub mod rule;
 pub mod wdl;

@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::chess::rule::Rule;
+
 /// The five-valued Syzygy evaluation, assuming the halfmove clock is 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -85,10 +87,20 @@ pub enum Outcome {
 /// The same bound applies to a loss. A checkmated side has lost whatever
 /// the clock says.
 pub fn outcome_with_clock(wdl: Wdl, dtz: i32, clock: u32, checkmated: bool) -> Outcome {
+    outcome_under(Rule::FIFTY, wdl, dtz, clock, checkmated)
+}
+
+/// The verdict of `rule` for a position with value `wdl` under that rule,
+/// exact depth to the zeroing move `dtz` under it and halfmove clock
+/// `clock`: as [`outcome_with_clock`], with 100 replaced by the rule's
+/// limit (and no limit at all without a rule).
+pub fn outcome_under(rule: Rule, wdl: Wdl, dtz: i32, clock: u32, checkmated: bool) -> Outcome {
     if checkmated {
         return Outcome::Loss;
     }
-    let within = dtz.unsigned_abs() + clock <= 100;
+    let within = rule
+        .limit()
+        .is_none_or(|l| dtz.unsigned_abs() + clock <= u32::from(l));
     match wdl {
         Wdl::Win if within => Outcome::Win,
         Wdl::Loss if within => Outcome::Loss,

@@ -14,6 +14,7 @@ use shakmaty_syzygy::{MaybeRounded, ProbeError, SyzygyError, Tablebase};
 use crate::{
     chess::{
         material::Material,
+        rule::{Metric, Rule},
         wdl::{outcome_with_clock, Outcome, Wdl},
     },
     error::{guard_table_read, Error, Result},
@@ -66,6 +67,15 @@ pub struct ProbeReport {
     pub outcome_with_clock: Outcome,
     /// Every legal move, best first for the side to move.
     pub moves: Vec<MoveEval>,
+    /// The engine, when it is not the Syzygy tables (`solve`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
+    /// The move-limit rule the values are under, for a solver's answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<Rule>,
+    /// The metric of `dtz` and `moves[].dtz`, for a solver's answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metric: Option<Metric>,
 }
 
 /// Key for the memo of exact DTZ values: the occupied squares, the piece
@@ -422,6 +432,9 @@ impl Prober {
             halfmove_clock: pos.halfmoves(),
             outcome_with_clock: outcome_with_clock(wdl, dtz, pos.halfmoves(), mated),
             moves,
+            engine: None,
+            rule: None,
+            metric: None,
         })
     }
 

@@ -6,12 +6,54 @@
 use serde::{Deserialize, Serialize};
 use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Position};
 
+use std::cell::RefCell;
+
+use shakmaty::Move;
+
 use crate::{
     chess::material::Material,
     chess::position::fen_of,
+    chess::rule::{Metric, Rule},
     error::{Error, Result},
     probe::{DtzMemo, Prober},
 };
+
+/// What the walker needs to know about positions: a signed depth from the
+/// side to move (positive when it wins, 0 for a draw), and the move that
+/// best play makes. The probe engine answers with exact DTZ50''; the solver
+/// with its rule's DTZ or with DTM.
+pub trait LineOracle {
+    /// The signed depth of `pos`.
+    ///
+    /// # Errors
+    ///
+    /// Whatever reading the values can fail with.
+    fn depth(&self, pos: &Chess) -> Result<i32>;
+
+    /// The best move of a decisive position and the position's depth, or
+    /// `None` for a draw.
+    ///
+    /// # Errors
+    ///
+    /// As [`LineOracle::depth`].
+    fn best_move(&self, pos: &Chess) -> Result<Option<(Move, i32)>>;
+}
+
+/// The probe engine as a [`LineOracle`], with one memo for the whole line.
+struct ProbeOracle<'a> {
+    prober: &'a Prober,
+    memo: RefCell<DtzMemo>,
+}
+
+impl LineOracle for ProbeOracle<'_> {
+    fn depth(&self, pos: &Chess) -> Result<i32> {
+        self.prober.dtz(pos)
+    }
+
+    fn best_move(&self, pos: &Chess) -> Result<Option<(Move, i32)>> {
+        self.prober.best_move(pos, &mut self.memo.borrow_mut())
+    }
+}
 
 /// Clock value at which a draw can be claimed (FIDE 9.3).
 pub const CLAIM_CLOCK: u32 = 100;
@@ -79,8 +121,19 @@ pub struct Line {
     pub end: LineEnd,
     /// The result if no move-count rule applied.
     pub result_without_rule: String,
-    /// The result under the 50-move rule (a claim at 100 is assumed).
+    /// The result under the 50-move rule (a claim at 100 is assumed), or
+    /// under `rule` when it is set.
     pub result_with_rule: String,
+    /// The rule of a solver's line, when it is not the probe engine's
+    /// 50-move rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<Rule>,
+    /// First ply after which the clock stands at `rule`'s limit, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule_ply: Option<u32>,
+    /// The metric of `dtz_before`, for a solver's line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<Metric>,
 }
 
 fn result_for(winner: Option<Color>) -> String {
@@ -105,6 +158,36 @@ fn material_of(pos: &Chess) -> String {
 /// Table errors from the prober (a missing dependency is named), or
 /// [`Error::Other`] if the line does not end.
 pub fn best_line(prober: &Prober, start: &Chess) -> Result<Line> {
+    let oracle = ProbeOracle {
+        prober,
+        memo: RefCell::new(DtzMemo::new()),
+    };
+    let mut line = walk(&oracle, start, Rule::FIFTY)?;
+    // The probe engine's line marks the 50-move claim in its own field.
+    line.rule_ply = None;
+    Ok(line)
+}
+
+/// Plays the best line from `start` by `oracle`'s values, with `rule`'s
+/// point marked (`rule` and `rule_ply` of the line) and its result under
+/// `rule`; `metric` names what the depths are.
+///
+/// # Errors
+///
+/// As [`best_line`].
+pub fn best_line_with(
+    oracle: &dyn LineOracle,
+    start: &Chess,
+    rule: Rule,
+    metric: Metric,
+) -> Result<Line> {
+    let mut line = walk(oracle, start, rule)?;
+    line.rule = Some(rule);
+    line.metric = Some(metric);
+    Ok(line)
+}
+
+fn walk(oracle: &dyn LineOracle, start: &Chess, rule: Rule) -> Result<Line> {
     let start_fen = fen_of(start);
     let mut pos = start.clone();
     let mut clock = start.halfmoves();
@@ -112,9 +195,10 @@ pub fn best_line(prober: &Prober, start: &Chess) -> Result<Line> {
     let mut phases: Vec<Phase> = Vec::new();
     let mut claim = None;
     let mut automatic = None;
+    let limit = rule.limit().map(u32::from);
+    let mut rule_ply = None;
 
-    let mut memo = DtzMemo::new();
-    let first_dtz = prober.dtz(start)?;
+    let first_dtz = oracle.depth(start)?;
     let winner = if start.is_checkmate() {
         Some(!start.turn())
     } else if first_dtz == 0 {
@@ -138,7 +222,7 @@ pub fn best_line(prober: &Prober, start: &Chess) -> Result<Line> {
                 "the line from {start_fen} did not end within {MAX_PLIES} plies"
             )));
         }
-        let Some((m, dtz)) = prober.best_move(&pos, &mut memo)? else {
+        let Some((m, dtz)) = oracle.best_move(&pos)? else {
             return Err(Error::Other(format!(
                 "the line from {start_fen} reached a drawn position {}",
                 fen_of(&pos)
@@ -176,16 +260,19 @@ pub fn best_line(prober: &Prober, start: &Chess) -> Result<Line> {
         if clock >= AUTOMATIC_CLOCK && automatic.is_none() {
             automatic = Some(ply);
         }
+        if limit.is_some_and(|l| clock >= l) && rule_ply.is_none() {
+            rule_ply = Some(ply);
+        }
     }
     phases.retain(|p| p.plies > 0);
 
     let last_ply = plies.len() as u32;
     // A claim on the very ply that mates comes too late: mate ends the game.
-    let with_rule = match claim {
+    let with_rule = match rule_ply {
         Some(c) if c < last_ply => None,
         _ => winner,
     };
-    let start_claimable = start.halfmoves() >= CLAIM_CLOCK && !start.is_checkmate();
+    let start_claimable = limit.is_some_and(|l| start.halfmoves() >= l) && !start.is_checkmate();
     Ok(Line {
         start_fen,
         plies,
@@ -199,6 +286,9 @@ pub fn best_line(prober: &Prober, start: &Chess) -> Result<Line> {
         },
         result_without_rule: result_for(winner),
         result_with_rule: result_for(if start_claimable { None } else { with_rule }),
+        rule: None,
+        rule_ply,
+        metric: None,
     })
 }
 

@@ -101,6 +101,13 @@ pub fn merge_shards(parts: Vec<ScanStats>) -> Result<Vec<ScanStats>> {
             if part.counting != group[0].counting {
                 return Err(bad("different counting conventions".into()));
             }
+            if (&part.engine, part.rule, part.metric)
+                != (&group[0].engine, group[0].rule, group[0].metric)
+            {
+                return Err(bad(
+                    "the parts come from different engines, rules or metrics".into(),
+                ));
+            }
         }
         let missing: Vec<String> = seen
             .iter()

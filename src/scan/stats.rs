@@ -6,7 +6,10 @@ use std::{collections::BTreeMap, ops::AddAssign};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::chess::wdl::Wdl;
+use crate::chess::{
+    rule::{Metric, Rule},
+    wdl::Wdl,
+};
 
 /// Counts of the five WDL classes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -252,18 +255,25 @@ impl SideStats {
     /// Records one position of class `wdl` with exact DTZ `dtz` (signed from
     /// the side to move), standing for `orbit` raw placements.
     pub fn record(&mut self, wdl: Wdl, dtz: i32, orbit: u32, fen: impl FnOnce() -> String) {
-        self.positions += 1;
-        *self.wdl.get_mut(wdl) += 1;
+        self.count(wdl, dtz, 1, u64::from(orbit));
+        self.longest.offer(wdl, dtz.unsigned_abs(), fen);
+    }
+
+    /// Counts `n` positions of class `wdl` with exact DTZ `dtz`, standing for
+    /// `raw` raw placements, without offering them as longest (an engine
+    /// that finds its longest positions apart calls [`Longest::offer`]).
+    pub fn count(&mut self, wdl: Wdl, dtz: i32, n: u64, raw: u64) {
+        self.positions += n;
+        *self.wdl.get_mut(wdl) += n;
         let mag = dtz.unsigned_abs();
         match wdl.signum() {
-            1 => self.dtz.win.add(mag, 1),
-            -1 => self.dtz.loss.add(mag, 1),
+            1 => self.dtz.win.add(mag, n),
+            -1 => self.dtz.loss.add(mag, n),
             _ => {}
         }
-        self.longest.offer(wdl, mag, fen);
-        if let Some(raw) = &mut self.raw {
-            raw.positions += u64::from(orbit);
-            *raw.wdl.get_mut(wdl) += u64::from(orbit);
+        if let Some(r) = &mut self.raw {
+            r.positions += raw;
+            *r.wdl.get_mut(wdl) += raw;
         }
     }
 }
@@ -302,6 +312,15 @@ pub struct ScanStats {
     pub material: String,
     /// `symmetry-reduced`.
     pub counting: String,
+    /// The engine, when it is not a scan of Syzygy tables (`solve`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
+    /// The move-limit rule of a solve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<Rule>,
+    /// The metric of a solve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<Metric>,
     /// White to move.
     pub white: SideStats,
     /// Black to move.
@@ -324,6 +343,9 @@ impl ScanStats {
         ScanStats {
             material: material.to_owned(),
             counting: SYMMETRY_REDUCED.to_owned(),
+            engine: None,
+            rule: None,
+            metric: None,
             white: side.clone(),
             black: side,
             shard: None,

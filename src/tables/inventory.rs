@@ -273,23 +273,10 @@ fn check_size(file: &str, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Where the binary keeps its md5 verdicts: `$FIFTYMOVE_CACHE_DIR`, else
-/// `$XDG_CACHE_HOME/fiftymove`, else `~/.cache/fiftymove`; the file is
-/// `verified-md5.tsv` there. `None` when none of those is set.
+/// Where the binary keeps its md5 verdicts: `verified-md5.tsv` in
+/// [`crate::dirs::cache_dir`]. `None` when there is no cache directory.
 pub fn default_cache_file() -> Option<PathBuf> {
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    let dir = var("FIFTYMOVE_CACHE_DIR")
-        .or_else(|| {
-            var("XDG_CACHE_HOME")
-                .filter(|d| d.is_absolute())
-                .map(|d| d.join("fiftymove"))
-        })
-        .or_else(|| var("HOME").map(|h| h.join(".cache/fiftymove")))?;
-    Some(dir.join("verified-md5.tsv"))
+    Some(crate::dirs::cache_dir()?.join("verified-md5.tsv"))
 }
 
 /// What identifies one version of a file: if any of it changes, the file

@@ -36,11 +36,20 @@ pub struct RawArgs {
     #[arg(long, global = true)]
     pub no_verify: bool,
 
-    /// Most memory a sweep (scan, claims, report) may take, as 512M, 8G or
-    /// bytes. Default: the memory the system reports available. A sweep
-    /// that could take more refuses to start.
+    /// Most memory a sweep (scan, claims, report) or a solve may take, as
+    /// 512M, 8G or bytes. Default: the memory the system reports available.
+    /// Work that could take more refuses to start.
     #[arg(long, global = true, value_name = "SIZE")]
     pub memory_limit: Option<String>,
+
+    /// Where solved materials are kept (default: $FIFTYMOVE_CACHE_DIR/solve,
+    /// else ~/.cache/fiftymove/solve).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+
+    /// Neither read nor write solved materials: solve everything afresh.
+    #[arg(long, global = true)]
+    pub no_cache: bool,
 
     #[command(subcommand)]
     pub command: Command,
@@ -66,22 +75,54 @@ pub enum Engine {
     Sweep,
 }
 
+/// What `solve` computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MetricArg {
+    /// Depth to the zeroing move under the rule (DTZ50'' with 2N plies).
+    Dtz,
+    /// Depth to mate, with no rule.
+    Dtm,
+}
+
+/// `--rule` and `--metric` of `probe` and `line`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SolveChoice {
+    /// Answer from the solver under this move-limit rule (moves, or `none`).
+    #[arg(long, value_name = "N|none")]
+    pub rule: Option<String>,
+    /// Answer from the solver in this metric.
+    #[arg(long, value_enum)]
+    pub metric: Option<MetricArg>,
+}
+
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// WDL, exact DTZ and every legal move of a position, with the 50-move
     /// verdict for the FEN's halfmove clock.
+    ///
+    /// With --rule or --metric the answer comes from the solver (a solve of
+    /// the position's material, cached after the first time) instead of
+    /// the Syzygy tables.
     Probe {
         /// The position (quote it).
         fen: String,
+        #[command(flatten)]
+        solve: SolveChoice,
     },
     /// The best-play line to mate, with the 50- and 75-move points marked.
+    ///
+    /// With --rule or --metric the line comes from the solver: optimal play
+    /// under that rule (the point where the clock reaches twice N is marked),
+    /// or a mate-optimal line with --metric dtm.
     Line {
         /// The position (quote it).
         fen: String,
         /// Output format (`--json` is the same as `--format json`).
         #[arg(long, value_enum)]
         format: Option<LineFormat>,
+        #[command(flatten)]
+        solve: SolveChoice,
     },
     /// Statistics of whole endgames: WDL classes, exact DTZ histograms and
     /// the longest positions, per side to move.
@@ -101,6 +142,33 @@ pub enum Command {
         /// The engine.
         #[arg(long, value_enum, default_value = "sweep")]
         engine: Engine,
+    },
+    /// Statistics of whole endgames from the built-in retrograde solver,
+    /// under any move-limit rule, with no table files: the same document as
+    /// `scan`, plus the engine, rule and metric.
+    ///
+    /// The materials that captures and promotions reach are solved first
+    /// (or read from the cache).
+    Solve {
+        /// Materials, e.g. KRBvKR (White is the first side; at most 5 pieces).
+        #[arg(required = true)]
+        materials: Vec<String>,
+        /// The move-limit rule in moves (a phase may last twice as many
+        /// plies), or `none`.
+        #[arg(long, default_value = "50", value_name = "N|none")]
+        rule: String,
+        /// What to compute per position.
+        #[arg(long, value_enum, default_value = "dtz")]
+        metric: MetricArg,
+        /// Count only part K of N (1-based), for `merge` to sum later.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+        /// Write the JSON result to FILE (atomically) instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Also count raw legal placements, without symmetry reduction.
+        #[arg(long)]
+        raw: bool,
     },
     /// Sum shard results into one, identical to an unsharded scan.
     Merge {

@@ -3,7 +3,7 @@
 //!
 //! `args` holds the raw arguments as clap parses them; this file validates
 //! the global ones and dispatches; each `*_cmd` file wires one group of
-//! commands (`probe_cmd`: probe, line; `scan_cmd`: scan, merge;
+//! commands (`probe_cmd`: probe, line; `scan_cmd`: scan, solve, merge;
 //! `tables_cmd`: tables; `claims_cmd`: claims, records, report) to the
 //! library; `render` and `render_claims` format results for people.
 
@@ -69,8 +69,10 @@ struct Global {
     quiet: bool,
     /// md5-check the files a command needs (`--no-verify` turns it off).
     verify: bool,
-    /// The most memory a sweep may take (`--memory-limit`).
+    /// The most memory a sweep or a solve may take (`--memory-limit`).
     memory: MemoryLimit,
+    /// Where solved materials are kept, unless `--no-cache`.
+    cache: Option<PathBuf>,
 }
 
 impl Global {
@@ -189,12 +191,19 @@ fn run(raw: RawArgs) -> RunResult {
         quiet: raw.quiet,
         verify: !raw.no_verify,
         memory,
+        cache: if raw.no_cache {
+            None
+        } else {
+            raw.cache_dir
+                .clone()
+                .or_else(|| fiftymove::dirs::cache_dir().map(|d| d.join("solve")))
+        },
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
     match raw.command {
-        Command::Probe { fen } => probe_cmd::cmd_probe(&global, &fen, &mut out),
-        Command::Line { fen, format } => {
+        Command::Probe { fen, solve } => probe_cmd::cmd_probe(&global, &fen, &solve, &mut out),
+        Command::Line { fen, format, solve } => {
             let format = match (format, global.json) {
                 (Some(f), false) => f,
                 (None, true) | (Some(LineFormat::Json), true) => LineFormat::Json,
@@ -207,7 +216,7 @@ fn run(raw: RawArgs) -> RunResult {
                 }
                 (None, false) => LineFormat::Text,
             };
-            probe_cmd::cmd_line(&global, &fen, format, &mut out)
+            probe_cmd::cmd_line(&global, &fen, format, &solve, &mut out)
         }
         Command::Tables { materials, verify } => {
             tables_cmd::cmd_tables(&global, &materials, verify, &mut out)
@@ -227,6 +236,24 @@ fn run(raw: RawArgs) -> RunResult {
                 engine,
             )?;
             scan_cmd::cmd_scan(&global, &plan, &mut out)
+        }
+        Command::Solve {
+            materials,
+            rule,
+            metric,
+            shard,
+            out: out_file,
+            raw,
+        } => {
+            let plan = scan_cmd::SolveCommand::validate(
+                &materials,
+                &rule,
+                metric,
+                shard.as_deref(),
+                out_file,
+                raw,
+            )?;
+            scan_cmd::cmd_solve(&global, &plan, &mut out)
         }
         Command::Merge {
             files,

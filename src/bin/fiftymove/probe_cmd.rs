@@ -1,17 +1,24 @@
-//! `probe` and `line`: one position at a time.
+//! `probe` and `line`: one position at a time, from the Syzygy tables or,
+//! with `--rule` or `--metric`, from the solver.
 
 use std::io::Write;
 
 use fiftymove::{
     chess::{material::Material, position::parse_fen},
     probe::{
-        line::{best_line, to_pgn},
+        line::{best_line, best_line_with, to_pgn},
         Prober,
     },
+    solve::{Cache, Metric, Positions, Rule, Solver},
     Error,
 };
 
-use crate::{args::LineFormat, render, Global, RunResult};
+use crate::{
+    args::{LineFormat, MetricArg, SolveChoice},
+    render,
+    scan_cmd::SolveBar,
+    Global, RunResult,
+};
 
 /// Parses a FEN and opens the tables its play can need, checking the whole
 /// dependency closure first.
@@ -25,9 +32,50 @@ fn open_for_fen(global: &Global, fen: &str) -> Result<(Prober, shakmaty::Chess),
     Ok((Prober::new(inv.open()?), pos))
 }
 
-pub fn cmd_probe(global: &Global, fen: &str, out: &mut impl Write) -> RunResult {
-    let (prober, pos) = open_for_fen(global, fen)?;
-    let report = prober.report(&pos)?;
+/// The rule and metric to answer with from the solver, if asked for.
+fn solver_choice(choice: &SolveChoice) -> Result<Option<(Rule, Metric)>, Error> {
+    if choice.rule.is_none() && choice.metric.is_none() {
+        return Ok(None);
+    }
+    let rule = match &choice.rule {
+        Some(text) => text.parse()?,
+        None => Rule::FIFTY,
+    };
+    let metric = match choice.metric {
+        None | Some(MetricArg::Dtz) => Metric::Dtz,
+        Some(MetricArg::Dtm) => Metric::Dtm,
+    };
+    if metric == Metric::Dtm && choice.rule.is_some() {
+        return Err(Error::Usage(
+            "--metric dtm counts plies to mate with no move-limit rule; leave out --rule".into(),
+        ));
+    }
+    Ok(Some((rule, metric)))
+}
+
+fn solver(global: &Global) -> Solver {
+    Solver::new(global.cache.clone().map(Cache::new), global.memory)
+}
+
+pub fn cmd_probe(
+    global: &Global,
+    fen: &str,
+    choice: &SolveChoice,
+    out: &mut impl Write,
+) -> RunResult {
+    let report = match solver_choice(choice)? {
+        Some((rule, metric)) => {
+            let pos = parse_fen(fen)?;
+            let bar = SolveBar::new(global);
+            let report = Positions::new(&solver(global), rule, metric, &bar)?.report(&pos)?;
+            bar.finish();
+            report
+        }
+        None => {
+            let (prober, pos) = open_for_fen(global, fen)?;
+            prober.report(&pos)?
+        }
+    };
     if global.json {
         render::json_line(out, &report)?;
     } else {
@@ -36,9 +84,31 @@ pub fn cmd_probe(global: &Global, fen: &str, out: &mut impl Write) -> RunResult 
     Ok(())
 }
 
-pub fn cmd_line(global: &Global, fen: &str, format: LineFormat, out: &mut impl Write) -> RunResult {
-    let (prober, pos) = open_for_fen(global, fen)?;
-    let line = best_line(&prober, &pos)?;
+pub fn cmd_line(
+    global: &Global,
+    fen: &str,
+    format: LineFormat,
+    choice: &SolveChoice,
+    out: &mut impl Write,
+) -> RunResult {
+    let (line, pos) = match solver_choice(choice)? {
+        Some((rule, metric)) => {
+            let pos = parse_fen(fen)?;
+            let bar = SolveBar::new(global);
+            let positions = Positions::new(&solver(global), rule, metric, &bar)?;
+            let material = Material::from_board(shakmaty::Position::board(&pos))?;
+            if material.has_table() {
+                positions.prepare(&material)?;
+            }
+            let line = best_line_with(&positions, &pos, positions.rule(), metric)?;
+            bar.finish();
+            (line, pos)
+        }
+        None => {
+            let (prober, pos) = open_for_fen(global, fen)?;
+            (best_line(&prober, &pos)?, pos)
+        }
+    };
     match format {
         LineFormat::Json => render::json_line(out, &line)?,
         LineFormat::Pgn => out.write_all(to_pgn(&line, &pos).as_bytes())?,

@@ -3,6 +3,7 @@
 use std::io::{self, Write};
 
 use fiftymove::{
+    chess::rule::{Metric, Rule},
     chess::wdl::Outcome,
     probe::line::{Line, LineEnd},
     probe::ProbeReport,
@@ -35,14 +36,32 @@ fn outcome_word(o: Outcome) -> &'static str {
 }
 
 /// `probe` for people.
+/// "the 50-move rule", "the 75-move rule", "no move-limit rule".
+fn rule_words(rule: Rule) -> String {
+    match rule {
+        Rule::Moves(n) => format!("the {n}-move rule"),
+        Rule::None => "no move-limit rule".to_owned(),
+    }
+}
+
 pub fn probe_text(out: &mut impl Write, r: &ProbeReport) -> io::Result<()> {
+    let metric = r.metric.unwrap_or(Metric::Dtz).as_str();
+    let rule = rule_words(r.rule.unwrap_or(Rule::FIFTY));
     writeln!(out, "FEN       {}", r.fen)?;
     writeln!(out, "Material  {}", r.material)?;
+    if let Some(engine) = &r.engine {
+        writeln!(out, "Engine    {engine}, {rule}")?;
+    }
     writeln!(out, "WDL       {}", r.wdl.as_str())?;
-    writeln!(out, "DTZ       {} plies (exact)", signed(r.dtz))?;
     writeln!(
         out,
-        "Clock     {} -> {} under the 50-move rule",
+        "{:<9} {} plies (exact)",
+        metric.to_uppercase(),
+        signed(r.dtz)
+    )?;
+    writeln!(
+        out,
+        "Clock     {} -> {} under {rule}",
         r.halfmove_clock,
         outcome_word(r.outcome_with_clock)
     )?;
@@ -50,7 +69,7 @@ pub fn probe_text(out: &mut impl Write, r: &ProbeReport) -> io::Result<()> {
     writeln!(
         out,
         "{:<8} {:<6} {:>13} {:>5}  zeroing",
-        "move", "uci", "then (opp.)", "dtz"
+        "move", "uci", "then (opp.)", metric
     )?;
     for m in &r.moves {
         writeln!(
@@ -73,21 +92,32 @@ pub fn line_text(out: &mut impl Write, l: &Line) -> io::Result<()> {
         writeln!(out, "The position is drawn: there is no forced line.")?;
         return Ok(());
     }
+    let metric = l.metric.unwrap_or(Metric::Dtz).as_str();
     writeln!(
         out,
         "{:>4}  {:<8} {:>5} {:>5}  {:<8} note",
-        "ply", "move", "dtz", "clock", "material"
+        "ply", "move", metric, "clock", "material"
     )?;
     for p in &l.plies {
         let mut note = String::new();
         if p.zeroing {
             note.push_str("zeroing");
         }
-        if l.fifty_move_claim_ply == Some(p.ply) {
-            note.push_str(" <- clock reaches 100: 50-move claim");
-        }
-        if l.seventy_five_move_ply == Some(p.ply) {
-            note.push_str(" <- clock reaches 150: 75-move draw");
+        match l.rule {
+            // A solver's line marks its own rule's point.
+            Some(rule) => {
+                if let (Some(plies), true) = (rule.limit(), l.rule_ply == Some(p.ply)) {
+                    note.push_str(&format!(" <- clock reaches {plies}: {rule}-move rule"));
+                }
+            }
+            None => {
+                if l.fifty_move_claim_ply == Some(p.ply) {
+                    note.push_str(" <- clock reaches 100: 50-move claim");
+                }
+                if l.seventy_five_move_ply == Some(p.ply) {
+                    note.push_str(" <- clock reaches 150: 75-move draw");
+                }
+            }
         }
         writeln!(
             out,
@@ -102,25 +132,27 @@ pub fn line_text(out: &mut impl Write, l: &Line) -> io::Result<()> {
     }
     writeln!(out)?;
     writeln!(out, "Phases:")?;
+    let rule = l.rule.unwrap_or(Rule::FIFTY);
     for ph in &l.phases {
+        let over = match rule.limit() {
+            Some(limit) if ph.plies > u32::from(limit) => {
+                format!("  (over {limit}: {} intervenes)", rule_words(rule))
+            }
+            _ => String::new(),
+        };
         writeln!(
             out,
-            "  from ply {:>3}: {:>3} plies in {}{}",
-            ph.start_ply,
-            ph.plies,
-            ph.material,
-            if ph.plies > 100 {
-                "  (over 100: the 50-move rule intervenes)"
-            } else {
-                ""
-            }
+            "  from ply {:>3}: {:>3} plies in {}{over}",
+            ph.start_ply, ph.plies, ph.material,
         )?;
     }
     writeln!(out, "End: {:?} after {} plies", l.end, l.plies.len())?;
     writeln!(
         out,
-        "Result without the rule: {}   with the 50-move rule: {}",
-        l.result_without_rule, l.result_with_rule
+        "Result without the rule: {}   with {}: {}",
+        l.result_without_rule,
+        rule_words(rule),
+        l.result_with_rule
     )?;
     Ok(())
 }
@@ -161,7 +193,22 @@ pub fn tables_text(out: &mut impl Write, r: &TablesReport, verify: bool) -> io::
 /// the DTZ histograms.
 pub fn scan_text(out: &mut impl Write, s: &ScanStats) -> io::Result<()> {
     use fiftymove::chess::wdl::Wdl;
-    writeln!(out, "{} ({})", s.material, s.counting)?;
+    match (&s.engine, s.rule, s.metric) {
+        (Some(engine), Some(rule), Some(metric)) => {
+            let rule = match rule.limit() {
+                Some(plies) => format!("{rule}-move rule ({plies} plies)"),
+                None => "no move-limit rule".to_owned(),
+            };
+            writeln!(
+                out,
+                "{} ({}; {engine}, {rule}, {})",
+                s.material,
+                s.counting,
+                metric.as_str()
+            )?
+        }
+        _ => writeln!(out, "{} ({})", s.material, s.counting)?,
+    }
     writeln!(
         out,
         "{:<14} {:>15} {:>15}",

@@ -1,5 +1,5 @@
-//! `scan` and `merge`: whole-endgame statistics from the tables, and the sum
-//! of shard results.
+//! `scan`, `solve` and `merge`: whole-endgame statistics from the tables or
+//! from the solver, and the sum of shard results.
 
 use std::{io::Write, path::PathBuf};
 
@@ -11,10 +11,15 @@ use fiftymove::{
         probe::{scan_with_prober, ScanPlan},
         ScanStats,
     },
+    solve::{Cache, Metric, Progress, Rule, SolvePlan, Solver},
     Error,
 };
+use indicatif::ProgressBar;
 
-use crate::{args::Engine, check_out_file, parse_shard, progress_bar, render, Global, RunResult};
+use crate::{
+    args::{Engine, MetricArg},
+    check_out_file, parse_shard, progress_bar, render, Global, RunResult,
+};
 
 /// A validated `scan` invocation.
 pub struct ScanCommand {
@@ -131,4 +136,100 @@ pub fn cmd_merge(
     let parts = read_results(files)?;
     let merged = merge_shards(parts)?;
     emit_stats(global, &merged, out_file.as_deref(), out)
+}
+
+/// A validated `solve` invocation.
+pub struct SolveCommand {
+    plans: Vec<SolvePlan>,
+    out: Option<PathBuf>,
+}
+
+impl SolveCommand {
+    pub fn validate(
+        materials: &[String],
+        rule: &str,
+        metric: MetricArg,
+        shard: Option<&str>,
+        out: Option<PathBuf>,
+        raw: bool,
+    ) -> Result<SolveCommand, Error> {
+        let rule: Rule = rule.parse()?;
+        let metric = match metric {
+            MetricArg::Dtz => Metric::Dtz,
+            MetricArg::Dtm => Metric::Dtm,
+        };
+        let shard = shard.map(parse_shard).transpose()?;
+        let plans = materials
+            .iter()
+            .map(|m| {
+                let plan = SolvePlan {
+                    material: m.parse()?,
+                    rule,
+                    metric,
+                    shard,
+                    raw,
+                };
+                plan.validate()?;
+                Ok(plan)
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        if shard.is_some() && out.is_none() {
+            return Err(Error::Usage(
+                "--shard needs --out FILE, so that the parts can be merged".into(),
+            ));
+        }
+        if let Some(path) = &out {
+            check_out_file(path)?;
+        }
+        Ok(SolveCommand { plans, out })
+    }
+}
+
+/// The solver's progress on a bar: one stage per material of the closure.
+pub struct SolveBar {
+    bar: ProgressBar,
+    quiet: bool,
+}
+
+impl SolveBar {
+    pub fn new(global: &Global) -> SolveBar {
+        SolveBar {
+            bar: progress_bar(global, 0, "solve"),
+            quiet: global.quiet,
+        }
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Progress for SolveBar {
+    fn stage(&self, what: &str, index: usize, count: usize, entries: u64) {
+        self.bar
+            .set_message(format!("{what} ({}/{count})", index + 1));
+        self.bar.set_length(entries);
+        self.bar.set_position(0);
+    }
+
+    fn advance(&self, n: u64) {
+        self.bar.inc(n);
+    }
+
+    fn note(&self, text: &str) {
+        if !self.quiet {
+            self.bar.suspend(|| eprintln!("note: {text}"));
+        }
+    }
+}
+
+pub fn cmd_solve(global: &Global, cmd: &SolveCommand, out: &mut impl Write) -> RunResult {
+    let solver = Solver::new(global.cache.clone().map(Cache::new), global.memory);
+    let bar = SolveBar::new(global);
+    let mut results = Vec::new();
+    for plan in &cmd.plans {
+        results.push(solver.stats(plan, &bar)?);
+    }
+    bar.finish();
+    emit_stats(global, &results, cmd.out.as_deref(), out)
 }

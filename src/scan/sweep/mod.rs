@@ -159,6 +159,8 @@ pub fn scan_with_sweep(
         if needed > limit {
             return Err(Error::Memory {
                 needed_for: format!("scan {label}"),
+                engine: "the sweep engine",
+                instead: Some("scan --engine probe needs little memory"),
                 needed,
                 limit,
             });

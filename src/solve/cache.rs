@@ -1,0 +1,402 @@
+//! Solved materials on disk, so that a second solve, a probe or a line
+//! reuses them.
+//!
+//! One file per material, rule, metric and solver version:
+//! `<dir>/<TABLE>.rule-<N|none>.<metric>.v<SOLVER_VERSION>.fms`. It holds the
+//! two-byte values of every position, both sides, in zstd frames of up to
+//! 2^20 entries that never span two slices (so that slices can be written as
+//! they are solved, and a probe reads one frame); then a JSON header that
+//! names what the file holds and where each frame is; then a footer with the
+//! header's place and a magic number.
+//!
+//! Files are written to a temporary name, synced, then renamed: a reader
+//! (another process, another node of a cluster) sees a whole file or none.
+//! On reading, everything is checked: the footer and header, that they name
+//! the material, rule, metric, version and sizes asked for, that frames lie
+//! in the file, and each frame's zstd content checksum and length when it is
+//! read. A file that fails any check is never used; the solve is made again
+//! and the file replaced.
+
+use std::{
+    collections::HashMap,
+    fs::{self, File},
+    io::{self, Write},
+    os::unix::fs::FileExt,
+    path::{Path, PathBuf},
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc, Mutex,
+    },
+};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::{layout::Layout, retro::SliceValues, Metric, Rule};
+
+/// Bumped whenever the solver's values or this format change: files of
+/// other versions are not read.
+pub(crate) const SOLVER_VERSION: u32 = 1;
+
+const MAGIC: &[u8; 8] = b"FMSOLVE1";
+const FOOTER: usize = 8 + 8 + 8;
+/// Entries per frame at most.
+const FRAME: usize = 1 << 20;
+/// zstd level: fast, and the values compress well at any level.
+const LEVEL: i32 = 3;
+
+/// What a cache file holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Header {
+    solver_version: u32,
+    material: String,
+    rule: Rule,
+    metric: Metric,
+    entries_per_slice: usize,
+    slices: usize,
+    frame_entries: usize,
+    /// `(offset, length)` of each frame, by slice, then side, then part.
+    frames: Vec<(u64, u64)>,
+}
+
+/// Why a cache file was not used.
+#[derive(Debug)]
+pub(crate) enum CacheError {
+    /// There is no file.
+    Missing,
+    /// The file is there but fails a check.
+    Damaged(String),
+    /// Reading or writing failed.
+    Io(io::Error),
+}
+
+impl From<io::Error> for CacheError {
+    fn from(e: io::Error) -> CacheError {
+        CacheError::Io(e)
+    }
+}
+
+/// The directory of solved materials.
+#[derive(Clone, Debug)]
+pub struct Cache {
+    dir: PathBuf,
+}
+
+fn frame_entries(layout: &Layout) -> usize {
+    layout.entries.min(FRAME)
+}
+
+fn parts(layout: &Layout) -> usize {
+    layout.entries.div_ceil(frame_entries(layout))
+}
+
+impl Cache {
+    /// The cache in `dir` (made when first written).
+    pub fn new(dir: impl Into<PathBuf>) -> Cache {
+        Cache { dir: dir.into() }
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file of one solve.
+    pub(crate) fn path(&self, table: &str, rule: Rule, metric: Metric) -> PathBuf {
+        self.dir.join(format!(
+            "{table}.rule-{rule}.{}.v{SOLVER_VERSION}.fms",
+            metric.as_str()
+        ))
+    }
+
+    /// A writer for the solve of `layout`'s material.
+    pub(crate) fn writer(
+        &self,
+        layout: &Layout,
+        rule: Rule,
+        metric: Metric,
+    ) -> io::Result<CacheWriter> {
+        fs::create_dir_all(&self.dir)?;
+        let path = self.path(&layout.material.table_name(), rule, metric);
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let tmp = self.dir.join(format!(
+            ".{}.{}.{}.tmp",
+            path.file_name().expect("a file name").to_string_lossy(),
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        file.write_all(MAGIC)?;
+        let n = layout.slices.len() * 2 * parts(layout);
+        Ok(CacheWriter {
+            state: Mutex::new(WriterState {
+                file,
+                offset: MAGIC.len() as u64,
+                frames: vec![None; n],
+            }),
+            tmp,
+            path,
+            header: Header {
+                solver_version: SOLVER_VERSION,
+                material: layout.material.table_name(),
+                rule,
+                metric,
+                entries_per_slice: layout.entries,
+                slices: layout.slices.len(),
+                frame_entries: frame_entries(layout),
+                frames: Vec::new(),
+            },
+            parts: parts(layout),
+        })
+    }
+
+    /// The cached solve of `layout`'s material, checked against what it
+    /// must hold.
+    pub(crate) fn open(
+        &self,
+        layout: &Layout,
+        rule: Rule,
+        metric: Metric,
+    ) -> Result<CachedTable, CacheError> {
+        let path = self.path(&layout.material.table_name(), rule, metric);
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(CacheError::Missing),
+            Err(e) => return Err(e.into()),
+        };
+        let damaged = |why: &str| CacheError::Damaged(format!("{}: {why}", path.display()));
+        let len = file.metadata()?.len();
+        if len < (MAGIC.len() + FOOTER) as u64 {
+            return Err(damaged("too short"));
+        }
+        let mut magic = [0u8; 8];
+        file.read_exact_at(&mut magic, 0)?;
+        let mut footer = [0u8; FOOTER];
+        file.read_exact_at(&mut footer, len - FOOTER as u64)?;
+        if &magic != MAGIC || &footer[16..] != MAGIC {
+            return Err(damaged("not a fiftymove solve file"));
+        }
+        let at = u64::from_le_bytes(footer[..8].try_into().expect("8 bytes"));
+        let size = u64::from_le_bytes(footer[8..16].try_into().expect("8 bytes"));
+        if at
+            .checked_add(size)
+            .is_none_or(|end| end > len - FOOTER as u64)
+            || size > 1 << 30
+        {
+            return Err(damaged("the header lies outside the file"));
+        }
+        let mut text = vec![0u8; size as usize];
+        file.read_exact_at(&mut text, at)?;
+        let header: Header =
+            serde_json::from_slice(&text).map_err(|e| damaged(&format!("bad header ({e})")))?;
+        let want = Header {
+            solver_version: SOLVER_VERSION,
+            material: layout.material.table_name(),
+            rule,
+            metric,
+            entries_per_slice: layout.entries,
+            slices: layout.slices.len(),
+            frame_entries: frame_entries(layout),
+            frames: header.frames.clone(),
+        };
+        if header != want {
+            return Err(damaged("it holds another solve"));
+        }
+        if header.frames.len() != layout.slices.len() * 2 * parts(layout)
+            || header
+                .frames
+                .iter()
+                .any(|&(o, l)| o < MAGIC.len() as u64 || o.checked_add(l).is_none_or(|e| e > at))
+        {
+            return Err(damaged("its frames do not fit"));
+        }
+        Ok(CachedTable {
+            file,
+            path,
+            header,
+            parts: parts(layout),
+            recent: Mutex::new((HashMap::new(), 0)),
+        })
+    }
+}
+
+struct WriterState {
+    file: File,
+    offset: u64,
+    frames: Vec<Option<(u64, u64)>>,
+}
+
+/// Writes one solve's file, slice by slice, then renames it into place.
+pub(crate) struct CacheWriter {
+    state: Mutex<WriterState>,
+    tmp: PathBuf,
+    path: PathBuf,
+    header: Header,
+    parts: usize,
+}
+
+fn to_bytes(values: &[u16]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn compress(values: &[u16]) -> io::Result<Vec<u8>> {
+    let mut enc = zstd::stream::Encoder::new(Vec::new(), LEVEL)?;
+    enc.include_checksum(true)?;
+    enc.write_all(&to_bytes(values))?;
+    enc.finish()
+}
+
+impl CacheWriter {
+    /// Adds a solved slice.
+    pub(crate) fn add_slice(&self, slice: usize, values: &SliceValues) -> io::Result<()> {
+        let fe = self.header.frame_entries;
+        let frames: Vec<(usize, Vec<u8>)> = (0..2 * self.parts)
+            .into_par_iter()
+            .map(|k| {
+                let (side, part) = (k / self.parts, k % self.parts);
+                let v = &values[side];
+                let chunk = &v[part * fe..((part + 1) * fe).min(v.len())];
+                Ok(((slice * 2 + side) * self.parts + part, compress(chunk)?))
+            })
+            .collect::<io::Result<_>>()?;
+        let mut st = self.state.lock().expect("no panic while held");
+        for (i, bytes) in frames {
+            let at = st.offset;
+            st.file.write_all(&bytes)?;
+            st.offset += bytes.len() as u64;
+            st.frames[i] = Some((at, bytes.len() as u64));
+        }
+        Ok(())
+    }
+
+    /// Writes the header and puts the file in place.
+    pub(crate) fn finish(&self) -> io::Result<()> {
+        let result = (|| {
+            let mut st = self.state.lock().expect("no panic while held");
+            let mut header = self.header.clone();
+            header.frames = st
+                .frames
+                .iter()
+                .map(|f| f.ok_or_else(|| io::Error::other("a slice was not written")))
+                .collect::<io::Result<_>>()?;
+            let text = serde_json::to_vec(&header).map_err(io::Error::other)?;
+            let at = st.offset;
+            st.file.write_all(&text)?;
+            st.file.write_all(&at.to_le_bytes())?;
+            st.file.write_all(&(text.len() as u64).to_le_bytes())?;
+            st.file.write_all(MAGIC)?;
+            st.file.sync_all()?;
+            fs::rename(&self.tmp, &self.path)?;
+            if let Some(dir) = self.path.parent() {
+                if let Ok(d) = File::open(dir) {
+                    let _ = d.sync_all();
+                }
+            }
+            Ok(())
+        })();
+        if result.is_err() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+        result
+    }
+}
+
+impl Drop for CacheWriter {
+    fn drop(&mut self) {
+        // A writer dropped before `finish` (an error, a panic) leaves no
+        // temporary file behind; after `finish` it is gone already.
+        let _ = fs::remove_file(&self.tmp);
+    }
+}
+
+/// Decompressed frames by number.
+type Frames = HashMap<usize, Arc<Vec<u16>>>;
+
+/// A cached solve, read frame by frame.
+pub(crate) struct CachedTable {
+    file: File,
+    path: PathBuf,
+    header: Header,
+    parts: usize,
+    /// Frames read lately, by number (a line reads the same few again and
+    /// again), with their total size.
+    recent: Mutex<(Frames, usize)>,
+}
+
+impl CachedTable {
+    /// The file.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn frame(&self, i: usize) -> Result<Vec<u16>, CacheError> {
+        let (at, len) = self.header.frames[i];
+        let mut bytes = vec![0u8; len as usize];
+        self.file.read_exact_at(&mut bytes, at)?;
+        let part = i % self.parts;
+        let fe = self.header.frame_entries;
+        let want = fe.min(self.header.entries_per_slice - part * fe);
+        // One decompression context per thread: making one costs more than
+        // decompressing a small frame.
+        thread_local! {
+            static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        let raw = DECOMPRESSOR
+            .with(|d| {
+                let mut d = d.borrow_mut();
+                if d.is_none() {
+                    *d = Some(zstd::bulk::Decompressor::new()?);
+                }
+                d.as_mut().expect("made above").decompress(&bytes, 2 * want)
+            })
+            .map_err(|e| CacheError::Damaged(format!("{}: frame {i}: {e}", self.path.display())))?;
+        if raw.len() != 2 * want {
+            return Err(CacheError::Damaged(format!(
+                "{}: frame {i} holds {} bytes, not {}",
+                self.path.display(),
+                raw.len(),
+                2 * want
+            )));
+        }
+        Ok(raw
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect())
+    }
+
+    /// Both sides' values of one slice.
+    pub(crate) fn slice(&self, slice: usize) -> Result<SliceValues, CacheError> {
+        let mut out: SliceValues = [Vec::new(), Vec::new()];
+        for (side, values) in out.iter_mut().enumerate() {
+            let frames: Vec<Vec<u16>> = (0..self.parts)
+                .into_par_iter()
+                .map(|p| self.frame((slice * 2 + side) * self.parts + p))
+                .collect::<Result<_, _>>()?;
+            *values = frames.concat();
+        }
+        Ok(out)
+    }
+
+    /// The value of one position.
+    pub(crate) fn get(&self, side: usize, slice: usize, entry: usize) -> Result<u16, CacheError> {
+        let fe = self.header.frame_entries;
+        let i = (slice * 2 + side) * self.parts + entry / fe;
+        if let Some(f) = self.recent.lock().expect("no panic while held").0.get(&i) {
+            return Ok(f[entry % fe]);
+        }
+        let f = Arc::new(self.frame(i)?);
+        let v = f[entry % fe];
+        let mut recent = self.recent.lock().expect("no panic while held");
+        // At most 256 MiB of values are kept; then the cache starts over.
+        if recent.1 + f.len() * 2 > 256 << 20 {
+            *recent = (HashMap::new(), 0);
+        }
+        recent.1 += f.len() * 2;
+        recent.0.insert(i, f);
+        Ok(v)
+    }
+}

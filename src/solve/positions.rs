@@ -1,0 +1,475 @@
+//! Single positions answered from solved materials: the value of a
+//! position under a rule, the value of each of its moves, and the best move,
+//! for `probe --rule N`, `line --rule N` and the claims.
+//!
+//! The materials a position needs are solved once (or found in the cache)
+//! and then read frame by frame from their cache files; with no cache the
+//! files go to a temporary directory that lives as long as this value.
+
+use std::{
+    collections::HashMap,
+    path::PathBuf,
+    sync::{Arc, Mutex},
+};
+
+use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Move, Position};
+
+use super::{
+    cache::{Cache, CacheError, CachedTable},
+    closure,
+    layout::{Layout, Squares, MAX_PIECES},
+    value::{self, Outcome},
+    Metric, Progress, Rule, Solver,
+};
+use crate::{
+    chess::{
+        material::Material,
+        position::fen_of,
+        wdl::{outcome_under, Wdl},
+    },
+    error::{Error, Result},
+    probe::{MoveEval, ProbeReport},
+};
+
+/// A position's value under the solver's rule and metric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Value {
+    /// The class under the rule (for DTM: win, draw or loss).
+    pub wdl: Wdl,
+    /// The depth in plies, signed from the side to move (0 for a draw and
+    /// for a checkmated side).
+    pub depth: i32,
+}
+
+/// A directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Answers for single positions.
+pub struct Positions<'p> {
+    solver: Solver,
+    rule: Rule,
+    metric: Metric,
+    progress: &'p dyn Progress,
+    open: Mutex<HashMap<String, Arc<CachedTable>>>,
+    /// Layouts by table name (making one of a pawn material enumerates its
+    /// slices).
+    layouts: Mutex<HashMap<String, Arc<Layout>>>,
+    _temp: Option<TempDir>,
+}
+
+impl<'p> Positions<'p> {
+    /// Answers under `rule` and `metric`, solving with `solver` what is not
+    /// in its cache.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Output`] if a solver with no cache cannot make its
+    /// temporary directory.
+    pub fn new(
+        solver: &Solver,
+        rule: Rule,
+        metric: Metric,
+        progress: &'p dyn Progress,
+    ) -> Result<Positions<'p>> {
+        let mut solver = solver.clone();
+        let mut temp = None;
+        if solver.cache.is_none() {
+            static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let dir = std::env::temp_dir().join(format!(
+                "fiftymove-solve-{}-{}",
+                std::process::id(),
+                COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            ));
+            std::fs::create_dir_all(&dir).map_err(|error| Error::Output {
+                path: dir.clone(),
+                error,
+            })?;
+            solver.cache = Some(Cache::new(&dir));
+            temp = Some(TempDir(dir));
+        }
+        let rule = if metric == Metric::Dtm {
+            Rule::None
+        } else {
+            rule
+        };
+        Ok(Positions {
+            solver,
+            rule,
+            metric,
+            progress,
+            open: Mutex::new(HashMap::new()),
+            layouts: Mutex::new(HashMap::new()),
+            _temp: temp,
+        })
+    }
+
+    /// The rule answered under.
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+
+    /// Makes sure `material` and its closure are solved, before any
+    /// position of them is asked for.
+    ///
+    /// # Errors
+    ///
+    /// As [`Solver::prepare`].
+    pub fn prepare(&self, material: &Material) -> Result<()> {
+        self.solver
+            .prepare(material, self.rule, self.metric, self.progress)
+    }
+
+    fn layout(&self, material: &Material) -> Arc<Layout> {
+        self.layouts
+            .lock()
+            .expect("no panic while held")
+            .entry(material.table_name())
+            .or_insert_with(|| Arc::new(Layout::new(material)))
+            .clone()
+    }
+
+    fn table(&self, material: &Material) -> Result<Arc<CachedTable>> {
+        let name = material.table_name();
+        if let Some(t) = self.open.lock().expect("no panic while held").get(&name) {
+            return Ok(t.clone());
+        }
+        let layout = self.layout(material);
+        let cache = self
+            .solver
+            .cache
+            .as_ref()
+            .expect("a cache, maybe temporary");
+        let mut solved_again = false;
+        let table = loop {
+            match cache.open(&layout, self.rule, self.metric) {
+                Ok(t) => break t,
+                Err(CacheError::Missing) if !solved_again => {}
+                Err(CacheError::Damaged(why)) if !solved_again => {
+                    self.progress
+                        .note(&format!("damaged cache file, solving again: {why}"));
+                    std::fs::remove_file(cache.path(&name, self.rule, self.metric)).ok();
+                }
+                Err(CacheError::Io(e)) => {
+                    return Err(Error::Output {
+                        path: cache.path(&name, self.rule, self.metric),
+                        error: e,
+                    })
+                }
+                Err(_) => {
+                    return Err(Error::Other(format!(
+                        "the solve of {name} cannot be read back from {}",
+                        cache.dir().display()
+                    )))
+                }
+            }
+            self.prepare(material)?;
+            solved_again = true;
+        };
+        let table = Arc::new(table);
+        self.open
+            .lock()
+            .expect("no panic while held")
+            .insert(name, table.clone());
+        Ok(table)
+    }
+
+    /// The solved value of a position without an en-passant right.
+    fn stored(&self, pos: &Chess) -> Result<Outcome> {
+        let material = Material::from_board(pos.board())?;
+        if !material.has_table() {
+            return Ok(Outcome::Draw);
+        }
+        let flipped = material.is_flipped_in_table();
+        let layout = self.layout(&material);
+        let sq = squares(&layout, pos, flipped);
+        let side = usize::from((pos.turn() == Color::Black) != flipped);
+        let (slice, entry) = layout
+            .locate(&sq)
+            .ok_or_else(|| Error::position(&fen_of(pos), "not a position the solver indexes"))?;
+        let table = self.table(&material)?;
+        let read = |t: &CachedTable| match t.get(side, slice, entry) {
+            Ok(v) => Ok(Some(v)),
+            Err(CacheError::Damaged(why)) => {
+                self.progress
+                    .note(&format!("damaged cache file, solving again: {why}"));
+                Ok(None)
+            }
+            Err(CacheError::Io(error)) => Err(Error::Output {
+                path: t.path().to_path_buf(),
+                error,
+            }),
+            Err(CacheError::Missing) => Ok(None),
+        };
+        let v = match read(&table)? {
+            Some(v) => v,
+            None => {
+                // A frame failed its check: solve the material again.
+                std::fs::remove_file(table.path()).ok();
+                self.open
+                    .lock()
+                    .expect("no panic while held")
+                    .remove(&material.table_name());
+                let fresh = self.table(&material)?;
+                read(&fresh)?.ok_or_else(|| {
+                    Error::Other(format!("the solve of {material} cannot be read back"))
+                })?
+            }
+        };
+        value::outcome(v).ok_or_else(|| {
+            Error::Other(format!(
+                "the solve of {} holds no value for {}",
+                material.table_name(),
+                fen_of(pos)
+            ))
+        })
+    }
+
+    /// The outcome of a position: its stored value, or with an en-passant
+    /// right the best of its moves.
+    fn outcome(&self, pos: &Chess) -> Result<Outcome> {
+        if pos.ep_square(shakmaty::EnPassantMode::Legal).is_none() {
+            return self.stored(pos);
+        }
+        let mut best: Option<Outcome> = None;
+        for m in pos.legal_moves() {
+            let o = self.through(pos, m)?;
+            best = Some(best.map_or(o, |b| b.best(o)));
+        }
+        Ok(best.unwrap_or(Outcome::Draw))
+    }
+
+    /// What move `m` of `pos` is worth to the side that makes it.
+    fn through(&self, pos: &Chess, m: Move) -> Result<Outcome> {
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        let child = self.outcome(&after)?;
+        if !m.is_zeroing() || self.metric != Metric::Dtz {
+            // Quiet moves, and zeroing ones for DTM: one ply more.
+            return Ok(match child {
+                Outcome::Win(d) => Outcome::Loss(d + 1),
+                Outcome::Loss(d) => Outcome::Win(d + 1),
+                Outcome::Draw => Outcome::Draw,
+            });
+        }
+        // A zeroing move counts by the class it leads to.
+        let past = self.rule.limit().map_or(1, |l| l + 1);
+        Ok(match self.class(child) {
+            Wdl::Loss => Outcome::Win(1),
+            Wdl::BlessedLoss => Outcome::Win(past),
+            Wdl::Draw => Outcome::Draw,
+            Wdl::CursedWin => Outcome::Loss(past),
+            Wdl::Win => Outcome::Loss(1),
+        })
+    }
+
+    fn class(&self, o: Outcome) -> Wdl {
+        let within = |d: u16| self.rule.limit().is_none_or(|l| d <= l);
+        match o {
+            Outcome::Win(d) if within(d) => Wdl::Win,
+            Outcome::Win(_) => Wdl::CursedWin,
+            Outcome::Loss(d) if within(d) => Wdl::Loss,
+            Outcome::Loss(_) => Wdl::BlessedLoss,
+            Outcome::Draw => Wdl::Draw,
+        }
+    }
+
+    fn value_of(&self, o: Outcome) -> Value {
+        Value {
+            wdl: self.class(o),
+            depth: match o {
+                Outcome::Win(d) => i32::from(d),
+                Outcome::Loss(d) => -i32::from(d),
+                Outcome::Draw => 0,
+            },
+        }
+    }
+
+    /// The value of a position (its halfmove clock is not looked at).
+    ///
+    /// # Errors
+    ///
+    /// As for solving its material; [`Error::Position`] for more pieces
+    /// than the solver takes.
+    pub fn value(&self, pos: &Chess) -> Result<Value> {
+        let n = pos.board().occupied().count();
+        if n > super::MAX_SOLVE_PIECES {
+            return Err(Error::position(
+                &fen_of(pos),
+                format!(
+                    "{n} pieces; the solver takes at most {}",
+                    super::MAX_SOLVE_PIECES
+                ),
+            ));
+        }
+        Ok(self.value_of(self.outcome(pos)?))
+    }
+
+    /// The best move of a decisive position and the position's depth (the
+    /// winner's quickest, the loser's slowest; ties by UCI), or `None` for a
+    /// draw or a checkmated side.
+    ///
+    /// # Errors
+    ///
+    /// As [`Positions::value`].
+    pub fn best_move(&self, pos: &Chess) -> Result<Option<(Move, i32)>> {
+        let own = self.outcome(pos)?;
+        if own == Outcome::Draw || pos.is_checkmate() {
+            return Ok(None);
+        }
+        let mut best: Option<(Outcome, String, Move)> = None;
+        for m in pos.legal_moves() {
+            let o = self.through(pos, m)?;
+            let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
+            let better = match &best {
+                None => true,
+                Some((b, u, _)) => o.rank() > b.rank() || (o == *b && uci < *u),
+            };
+            if better {
+                best = Some((o, uci, m));
+            }
+        }
+        let (o, _, m) = best.expect("a position that is not mated has moves");
+        if o != own {
+            return Err(Error::Other(format!(
+                "no move of {} reaches its value {own:?}; the solve is inconsistent",
+                fen_of(pos)
+            )));
+        }
+        Ok(Some((m, self.value_of(own).depth)))
+    }
+
+    /// Everything `probe` reports, from the solver.
+    ///
+    /// # Errors
+    ///
+    /// As [`Positions::value`].
+    pub fn report(&self, pos: &Chess) -> Result<ProbeReport> {
+        let material = Material::from_board(pos.board())?;
+        if material.has_table() {
+            self.prepare(&material)?;
+        }
+        let own = self.value(pos)?;
+        let mut moves = Vec::new();
+        for m in pos.legal_moves() {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            let child = self.value(&after)?;
+            let mover = self.through(pos, m)?;
+            moves.push((
+                mover,
+                MoveEval {
+                    uci: UciMove::from_move(m, CastlingMode::Standard).to_string(),
+                    san: SanPlus::from_move(pos.clone(), m).to_string(),
+                    wdl: child.wdl,
+                    dtz: child.depth,
+                    zeroing: m.is_zeroing(),
+                    mover_dtz: None,
+                },
+            ));
+        }
+        moves.sort_by(|(a, x), (b, y)| b.rank().cmp(&a.rank()).then_with(|| x.uci.cmp(&y.uci)));
+        let mated = pos.is_checkmate();
+        Ok(ProbeReport {
+            fen: fen_of(pos),
+            material: material.to_string(),
+            wdl: own.wdl,
+            dtz: own.depth,
+            halfmove_clock: pos.halfmoves(),
+            outcome_with_clock: outcome_under(
+                self.rule,
+                own.wdl,
+                own.depth,
+                pos.halfmoves(),
+                mated,
+            ),
+            moves: moves.into_iter().map(|(_, m)| m).collect(),
+            engine: Some("solve".to_owned()),
+            rule: Some(self.rule),
+            metric: Some(self.metric),
+        })
+    }
+}
+
+/// The squares of a position's pieces in `layout`'s slots (its material in
+/// the table's colours: swapped, and the board mirrored rank for rank, if
+/// `flipped`).
+fn squares(layout: &Layout, pos: &Chess, flipped: bool) -> Squares {
+    let mut sq: Squares = [0; MAX_PIECES];
+    let mut used = [false; MAX_PIECES];
+    for (s, p) in pos.board().iter() {
+        let color = if flipped { !p.color } else { p.color };
+        let slot = (0..layout.slots())
+            .find(|&i| {
+                !used[i] && layout.pieces[i].color == color && layout.pieces[i].role == p.role
+            })
+            .expect("the position's material is the layout's");
+        used[slot] = true;
+        sq[slot] = if flipped { s as u8 ^ 56 } else { s as u8 };
+    }
+    sq
+}
+
+impl Solver {
+    /// Solves `material` and its closure under `rule` and `metric` into the
+    /// cache, if they are not there.
+    ///
+    /// # Errors
+    ///
+    /// As [`Solver::stats`]; [`Error::Other`] without a cache.
+    pub fn prepare(
+        &self,
+        material: &Material,
+        rule: Rule,
+        metric: Metric,
+        progress: &dyn Progress,
+    ) -> Result<()> {
+        let cache = self
+            .cache
+            .as_ref()
+            .ok_or_else(|| Error::Other("preparing a solve needs a cache".into()))?;
+        let order = closure(material);
+        let all_cached = order
+            .iter()
+            .all(|m| cache.open(&Layout::new(m), rule, metric).is_ok());
+        if all_cached {
+            return Ok(());
+        }
+        if material.piece_count() > super::MAX_SOLVE_PIECES {
+            return Err(Error::Material {
+                input: material.to_string(),
+                reason: format!(
+                    "the solver takes at most {} pieces",
+                    super::MAX_SOLVE_PIECES
+                ),
+                suggestion: None,
+            });
+        }
+        self.check_memory(material, metric)?;
+        let mut run = super::Run {
+            solver: self,
+            rule,
+            metric,
+            tables: HashMap::new(),
+        };
+        for (i, m) in order.iter().enumerate() {
+            run.material(m, i, order.len(), None, progress)?;
+        }
+        Ok(())
+    }
+}
+
+impl crate::probe::line::LineOracle for Positions<'_> {
+    fn depth(&self, pos: &Chess) -> Result<i32> {
+        Ok(self.value(pos)?.depth)
+    }
+
+    fn best_move(&self, pos: &Chess) -> Result<Option<(Move, i32)>> {
+        Positions::best_move(self, pos)
+    }
+}

@@ -1,0 +1,395 @@
+//! Retrograde analysis of one slice: every position's value from the
+//! values of its zeroing moves (which leave the slice and are looked up in
+//! tables already solved) and from the values of its quiet moves (which
+//! stay in the slice and are worked out here, level by level).
+//!
+//! The scheme is the classic one. A first pass gives each position its
+//! state: checkmated (lost in 0), "won at level l" when a zeroing move wins,
+//! "cannot be lost" when one draws, and otherwise a counter of its quiet
+//! moves. Then level by level, from 0 up: the positions lost at level `L`
+//! make their predecessors won at `L + 1`; the positions won at `L`
+//! decrement their predecessors' counters, and a predecessor whose counter
+//! reaches zero is lost at `L + 1`, or later if a zeroing move loses more
+//! slowly. A level's work touches only the predecessors of that level's
+//! positions, found by retracting quiet moves, and the result does not
+//! depend on the order in which threads do it: every change is a
+//! compare-and-swap that only a level's own rule can make.
+//!
+//! Without pawns a position stands for its whole orbit under the board's
+//! symmetries. A position that is its own mirror image (every piece on the
+//! a1-h8 diagonal) stands for half as many placements, and the counters are
+//! weighted so that they still reach zero exactly when every quiet move has
+//! been found lost: each move counts 2, and a retraction from a position
+//! with stabiliser `Sq` into one with stabiliser `Sp` counts `2 Sp / Sq`
+//! (the retractions from a canonical position reach a predecessor `Sq / Sp`
+//! times per move).
+
+use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
+
+use rayon::prelude::*;
+use shakmaty::Color;
+
+use super::{
+    board::{Board, Zeroing},
+    geometry::{self, on_diagonal},
+    layout::{Layout, Squares, MAX_PIECES},
+    levels::{Levels, BLOCK},
+    value::{self, Outcome, Waiting, MAX_DEPTH, MAX_LEVEL, NONE},
+};
+use crate::error::{Error, Result};
+
+/// What the zeroing moves of a slice lead to.
+pub(crate) trait Exits: Sync {
+    /// The outcome, for `stm`, of the legal zeroing move `z` in `board`.
+    fn outcome(&self, board: &Board<'_>, stm: Color, z: &Zeroing) -> Outcome;
+}
+
+/// The two sides' values of a solved slice (white to move, black to move).
+pub(crate) type SliceValues = [Vec<u16>; 2];
+
+#[inline]
+fn side(c: Color) -> usize {
+    match c {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+/// Solves slice `slice` of `layout`, calling `progress` with the number of
+/// entries done as the first pass goes.
+///
+/// # Errors
+///
+/// [`Error::Other`] if a depth would exceed what two bytes hold (no
+/// material of up to 5 pieces comes near it).
+pub(crate) fn solve_slice(
+    layout: &Layout,
+    slice: usize,
+    exits: &dyn Exits,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<SliceValues> {
+    let blocks = layout.entries.div_ceil(BLOCK);
+    let solver = Solver {
+        layout,
+        slice,
+        exits,
+        values: [
+            (0..layout.entries).map(|_| AtomicU16::new(NONE)).collect(),
+            (0..layout.entries).map(|_| AtomicU16::new(NONE)).collect(),
+        ],
+        resolved: Levels::new(blocks, usize::from(MAX_DEPTH) + 2),
+        pending: Levels::new(blocks, usize::from(MAX_LEVEL) + 1),
+        weight: if layout.has_pawns() { 1 } else { 2 },
+    };
+    (0..blocks).into_par_iter().try_for_each(|b| {
+        solver.first_pass(b)?;
+        progress(BLOCK.min(layout.entries - b * BLOCK) as u64);
+        Ok::<(), Error>(())
+    })?;
+    let mut level = 0usize;
+    loop {
+        let pending = solver.pending.blocks(level);
+        pending
+            .par_iter()
+            .for_each(|&b| solver.resolve_pending(b, level));
+        let frontier = solver.resolved.blocks(level);
+        if level + 1 >= usize::from(MAX_DEPTH) && !frontier.is_empty() {
+            return Err(Error::Other(format!(
+                "solving {}: a depth beyond {MAX_DEPTH} plies",
+                layout.material
+            )));
+        }
+        frontier
+            .par_iter()
+            .for_each(|&b| solver.retract_block(b, level));
+        let more_pending = solver.pending.highest().is_some_and(|h| h > level);
+        let more_resolved = solver.resolved.highest().is_some_and(|h| h > level);
+        if !more_pending && !more_resolved {
+            break;
+        }
+        level += 1;
+    }
+    let [w, b] = solver.values;
+    Ok([finish(w), finish(b)])
+}
+
+/// The solved values of a slice, in place: what nothing resolved is drawn.
+fn finish(values: Vec<AtomicU16>) -> Vec<u16> {
+    let mut values = std::mem::ManuallyDrop::new(values);
+    let (ptr, len, cap) = (values.as_mut_ptr(), values.len(), values.capacity());
+    // SAFETY: `AtomicU16` has the same size, alignment and bit validity as
+    // `u16`, and the vector is not used again, so its buffer may be taken as
+    // a `Vec<u16>` (no copy of the slice's two bytes per position).
+    let mut values = unsafe { Vec::from_raw_parts(ptr.cast::<u16>(), len, cap) };
+    values.par_iter_mut().for_each(|x| {
+        if *x != NONE && !value::is_resolved(*x) {
+            *x = value::DRAW;
+        }
+    });
+    values
+}
+
+struct Solver<'a> {
+    layout: &'a Layout,
+    slice: usize,
+    exits: &'a dyn Exits,
+    values: [Vec<AtomicU16>; 2],
+    /// Blocks with positions resolved at each level.
+    resolved: Levels,
+    /// Blocks with positions waiting for each level.
+    pending: Levels,
+    /// What one quiet move counts in a counter.
+    weight: u16,
+}
+
+/// The size of a placement's stabiliser among the board's symmetries: 2
+/// when every piece stands on one diagonal (the reflection in it keeps the
+/// placement), else 1.
+#[inline]
+fn stabiliser(sq: &[u8]) -> u16 {
+    if sq.iter().all(|&s| on_diagonal(s))
+        || sq
+            .iter()
+            .all(|&s| geometry::file(s) + geometry::rank(s) == 7)
+    {
+        2
+    } else {
+        1
+    }
+}
+
+impl Solver<'_> {
+    fn level_of(&self, l: u16) -> Result<u16> {
+        if l > MAX_LEVEL {
+            return Err(Error::Other(format!(
+                "solving {}: a zeroing move at level {l}, beyond {MAX_LEVEL}",
+                self.layout.material
+            )));
+        }
+        Ok(l)
+    }
+
+    /// The first pass over one block.
+    fn first_pass(&self, block: usize) -> Result<()> {
+        let layout = self.layout;
+        let start = block * BLOCK;
+        let end = (start + BLOCK).min(layout.entries);
+        let mut sq: Squares = [0; MAX_PIECES];
+        for e in start..end {
+            layout.decode(self.slice, e, &mut sq);
+            if !layout.is_position(&sq) {
+                continue;
+            }
+            let board = Board::new(layout, &sq);
+            for stm in Color::ALL {
+                if !board.legal_with(stm) {
+                    continue;
+                }
+                let mut quiet = 0u16;
+                let mut best: Option<Outcome> = None;
+                let in_check = board.moves(
+                    stm,
+                    |_, _| quiet += 1,
+                    |z| {
+                        let o = self.exits.outcome(&board, stm, &z);
+                        best = Some(best.map_or(o, |b| b.best(o)));
+                    },
+                );
+                let state = match best {
+                    Some(Outcome::Win(l)) => {
+                        self.pending.insert(usize::from(self.level_of(l)?), block);
+                        value::win_at(l)
+                    }
+                    Some(Outcome::Draw) => value::SAFE,
+                    Some(Outcome::Loss(f)) if quiet == 0 => {
+                        self.pending.insert(usize::from(self.level_of(f)?), block);
+                        value::loss_at(f)
+                    }
+                    None if quiet == 0 => {
+                        if in_check {
+                            self.resolved.insert(0, block);
+                            value::solved(Outcome::Loss(0))
+                        } else {
+                            // Stalemate.
+                            value::SAFE
+                        }
+                    }
+                    _ => value::waiting(quiet * self.weight, best.is_some()),
+                };
+                self.values[side(stm)][e].store(state, Relaxed);
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolves the positions of a block that wait for `level`.
+    fn resolve_pending(&self, block: usize, level: usize) {
+        let start = block * BLOCK;
+        let end = (start + BLOCK).min(self.layout.entries);
+        for values in &self.values {
+            for cell in &values[start..end] {
+                let v = cell.load(Relaxed);
+                if v == NONE || value::is_resolved(v) {
+                    continue;
+                }
+                let resolved = match value::waiting_state(v) {
+                    Waiting::WinAt(l) if usize::from(l) == level => Outcome::Win(l),
+                    Waiting::LossAt(l) if usize::from(l) == level => Outcome::Loss(l),
+                    _ => continue,
+                };
+                cell.store(value::solved(resolved), Relaxed);
+                self.resolved.insert(level, block);
+            }
+        }
+    }
+
+    /// Walks back from the positions of a block resolved at `level`.
+    fn retract_block(&self, block: usize, level: usize) {
+        let start = block * BLOCK;
+        let end = (start + BLOCK).min(self.layout.entries);
+        let mut sq: Squares = [0; MAX_PIECES];
+        for stm in Color::ALL {
+            for e in start..end {
+                let v = self.values[side(stm)][e].load(Relaxed);
+                let Some(o) = value::outcome(v) else { continue };
+                match o {
+                    Outcome::Win(d) | Outcome::Loss(d) if usize::from(d) == level => {}
+                    _ => continue,
+                }
+                self.layout.decode(self.slice, e, &mut sq);
+                self.retract(e, &sq, stm, o, level as u16);
+            }
+        }
+    }
+
+    /// The predecessors of the position `sq` (entry `e`, `stm` to move),
+    /// which is resolved as `o` at `level`.
+    fn retract(&self, e: usize, sq: &Squares, stm: Color, o: Outcome, level: u16) {
+        let layout = self.layout;
+        let board = Board::new(layout, sq);
+        let mover = !stm;
+        let cells = &self.values[side(mover)];
+        let n = layout.slots();
+        let pawnless = !layout.has_pawns();
+        let kings_on_diagonal = pawnless && on_diagonal(sq[0]) && on_diagonal(sq[1]);
+        let stab_q = if pawnless { stabiliser(&sq[..n]) } else { 1 };
+        board.retractions(mover, |slot, from| {
+            let mut p = *sq;
+            p[slot] = from;
+            // A move of a piece other than a king keeps the king pair, and
+            // so the entry's other digits, unless both kings are on the
+            // diagonal (canonical form then depends on the pieces).
+            let pe = if pawnless && (slot < 2 || kings_on_diagonal) {
+                match layout.locate(&p) {
+                    Some((_, pe)) => pe,
+                    None => return,
+                }
+            } else {
+                let shift = 6 * (layout.movers - 1 - slot);
+                e - ((sq[slot] as usize) << shift) + ((from as usize) << shift)
+            };
+            let cell = &cells[pe];
+            match o {
+                Outcome::Loss(_) => self.won_by_quiet_move(cell, pe, level + 1),
+                Outcome::Win(_) => {
+                    let weight = if pawnless {
+                        self.weight * stabiliser(&p[..n]) / stab_q
+                    } else {
+                        self.weight
+                    };
+                    self.quiet_move_lost(cell, pe, mover, weight, level);
+                }
+                Outcome::Draw => unreachable!("draws are not retracted"),
+            }
+        });
+    }
+
+    /// A quiet move of the position at `cell` wins at `depth`.
+    #[inline]
+    fn won_by_quiet_move(&self, cell: &AtomicU16, pe: usize, depth: u16) {
+        let mut cur = cell.load(Relaxed);
+        loop {
+            if cur == NONE || value::is_resolved(cur) {
+                return;
+            }
+            match cell.compare_exchange_weak(
+                cur,
+                value::solved(Outcome::Win(depth)),
+                Relaxed,
+                Relaxed,
+            ) {
+                Ok(_) => {
+                    self.resolved.insert(usize::from(depth), pe / BLOCK);
+                    return;
+                }
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// A quiet move of the position at `cell` (`mover` to move) turned out
+    /// lost, at `level`; it counts `weight`.
+    #[inline]
+    fn quiet_move_lost(&self, cell: &AtomicU16, pe: usize, mover: Color, weight: u16, level: u16) {
+        let mut cur = cell.load(Relaxed);
+        loop {
+            if cur == NONE || value::is_resolved(cur) {
+                return;
+            }
+            let Waiting::Counter(c, has_losing_exit) = value::waiting_state(cur) else {
+                return;
+            };
+            assert!(
+                c >= weight,
+                "solver counter of {} went below zero",
+                self.layout.material
+            );
+            let (new, mark) = if c > weight {
+                (value::waiting(c - weight, has_losing_exit), None)
+            } else {
+                let mut depth = level + 1;
+                if has_losing_exit {
+                    depth = depth.max(self.slowest_losing_exit(pe, mover));
+                }
+                if depth == level + 1 {
+                    (
+                        value::solved(Outcome::Loss(depth)),
+                        Some((&self.resolved, depth)),
+                    )
+                } else {
+                    // The first pass refused exits beyond MAX_LEVEL.
+                    assert!(depth <= MAX_LEVEL, "a losing exit beyond level {MAX_LEVEL}");
+                    (value::loss_at(depth), Some((&self.pending, depth)))
+                }
+            };
+            match cell.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
+                Ok(_) => {
+                    if let Some((levels, d)) = mark {
+                        levels.insert(usize::from(d), pe / BLOCK);
+                    }
+                    return;
+                }
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// The depth of the slowest losing zeroing move of entry `pe` with
+    /// `mover` to move (every zeroing move of it loses).
+    fn slowest_losing_exit(&self, pe: usize, mover: Color) -> u16 {
+        let mut sq: Squares = [0; MAX_PIECES];
+        self.layout.decode(self.slice, pe, &mut sq);
+        let board = Board::new(self.layout, &sq);
+        let mut slowest = 0;
+        board.moves(
+            mover,
+            |_, _| {},
+            |z| {
+                if let Outcome::Loss(d) = self.exits.outcome(&board, mover, &z) {
+                    slowest = slowest.max(d);
+                }
+            },
+        );
+        slowest
+    }
+}

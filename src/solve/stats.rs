@@ -1,0 +1,311 @@
+//! The statistics document of a solved material, counted by the convention
+//! of design.md section 2, exactly as `scan` counts it: one position per
+//! orbit of placements (like pieces told apart) under the material's
+//! symmetries, both sides to move, and for the longest position of each
+//! class the FEN of the orbit's smallest placement (the one `scan` visits),
+//! the smallest FEN among ties.
+
+use rayon::prelude::*;
+use shakmaty::{Color, Piece};
+
+use super::{
+    layout::{Layout, Squares, MAX_PIECES},
+    retro::SliceValues,
+    table::class_of,
+    value::{self, Outcome},
+    Rule,
+};
+use crate::{
+    chess::{
+        material::{Material, Symmetry},
+        wdl::Wdl,
+    },
+    scan::{enumerate::Enumerator, ScanStats, Shard, SideStats},
+};
+
+/// How a solved material's entries are counted for one material as the
+/// user wrote it (White first), which may be the table's colours swapped.
+pub(crate) struct Counting {
+    /// The material as written.
+    material: Material,
+    /// Whether it is the table's material with colours swapped.
+    flipped: bool,
+    /// For each slot of the layout, the index of the same piece in the
+    /// written material's piece order.
+    to_user: [usize; MAX_PIECES],
+    /// The written material's pieces (the order of placements in `scan`).
+    user_pieces: Vec<Piece>,
+    symmetries: &'static [Symmetry],
+    raw: bool,
+    shard: Option<Shard>,
+    /// `item[first * 64 + second]`: the number of the work item of `scan`
+    /// whose placements start on these two squares.
+    item: Vec<u32>,
+    rule: Rule,
+}
+
+impl Counting {
+    /// The counting of `layout`'s entries for `material` as written.
+    pub(crate) fn new(
+        layout: &Layout,
+        material: &Material,
+        rule: Rule,
+        raw: bool,
+        shard: Option<Shard>,
+    ) -> Counting {
+        let flipped = material.is_flipped_in_table();
+        let user_pieces = material.pieces();
+        let mut used = vec![false; user_pieces.len()];
+        let mut to_user = [0usize; MAX_PIECES];
+        for (slot, p) in layout.pieces.iter().enumerate() {
+            let want = Piece {
+                color: if flipped { !p.color } else { p.color },
+                role: p.role,
+            };
+            let j = (0..user_pieces.len())
+                .find(|&j| !used[j] && user_pieces[j] == want)
+                .expect("the same pieces");
+            used[j] = true;
+            to_user[slot] = j;
+        }
+        let mut item = vec![u32::MAX; 64 * 64];
+        for (i, w) in Enumerator::new(material).work_items().iter().enumerate() {
+            item[w.first as usize * 64 + w.second as usize] = i as u32;
+        }
+        Counting {
+            material: *material,
+            flipped,
+            to_user,
+            user_pieces,
+            symmetries: material.symmetries(),
+            raw,
+            shard,
+            item,
+            rule,
+        }
+    }
+
+    /// The written material's squares of a placement (colours swapped if
+    /// need be), in its piece order.
+    fn user_squares(&self, layout: &Layout, sq: &Squares) -> Squares {
+        let mut u = [0u8; MAX_PIECES];
+        for slot in 0..layout.slots() {
+            u[self.to_user[slot]] = if self.flipped {
+                sq[slot] ^ 56
+            } else {
+                sq[slot]
+            };
+        }
+        u
+    }
+
+    /// The smallest placement of the orbit of `u` (written order), which is
+    /// the one `scan` visits.
+    fn canonical(&self, u: &Squares) -> Squares {
+        let n = self.user_pieces.len();
+        let mut best = *u;
+        for g in &self.symmetries[1..] {
+            let mut img = [0u8; MAX_PIECES];
+            for i in 0..n {
+                img[i] = g.apply(shakmaty::Square::new(u32::from(u[i]))) as u8;
+            }
+            if img[..n] < best[..n] {
+                best = img;
+            }
+        }
+        best
+    }
+
+    /// Whether the orbit of `u` belongs to the shard counted.
+    fn in_shard(&self, u: &Squares) -> bool {
+        let Some(Shard { k, n }) = self.shard else {
+            return true;
+        };
+        let c = self.canonical(u);
+        let item = self.item[c[0] as usize * 64 + c[1] as usize];
+        item % n == k - 1
+    }
+
+    /// The FEN of the orbit's placement that `scan` visits, with `user_stm`
+    /// to move.
+    fn fen(&self, u: &Squares, user_stm: Color) -> String {
+        let c = self.canonical(u);
+        let mut board = [None; 64];
+        for (i, p) in self.user_pieces.iter().enumerate() {
+            board[c[i] as usize] = Some(*p);
+        }
+        let mut fen = String::with_capacity(40);
+        for rank in (0..8).rev() {
+            let mut empty = 0;
+            for file in 0..8 {
+                match board[rank * 8 + file] {
+                    None => empty += 1,
+                    Some(p) => {
+                        if empty > 0 {
+                            fen.push(char::from(b'0' + empty));
+                            empty = 0;
+                        }
+                        fen.push(p.char());
+                    }
+                }
+            }
+            if empty > 0 {
+                fen.push(char::from(b'0' + empty));
+            }
+            if rank > 0 {
+                fen.push('/');
+            }
+        }
+        fen.push_str(match user_stm {
+            Color::White => " w - - 0 1",
+            Color::Black => " b - - 0 1",
+        });
+        fen
+    }
+
+    /// An empty document for the written material.
+    pub(crate) fn empty(&self) -> ScanStats {
+        ScanStats::new(&self.material.to_string(), self.raw)
+    }
+
+    /// The statistics of one solved slice.
+    pub(crate) fn slice(&self, layout: &Layout, slice: usize, values: &SliceValues) -> ScanStats {
+        let weight = if layout.has_pawns() {
+            layout.orbit_weight(slice)
+        } else {
+            1
+        };
+        // Pass 1: counts and histograms, by chunks in parallel.
+        let chunk = 1 << 14;
+        let mut stats = (0..layout.entries.div_ceil(chunk))
+            .into_par_iter()
+            .map(|c| {
+                let mut part = self.empty();
+                let mut sq: Squares = [0; MAX_PIECES];
+                for e in c * chunk..((c + 1) * chunk).min(layout.entries) {
+                    if values[0][e] == value::NONE && values[1][e] == value::NONE {
+                        continue;
+                    }
+                    layout.decode(slice, e, &mut sq);
+                    let u = self.user_squares(layout, &sq);
+                    if !self.in_shard(&u) {
+                        continue;
+                    }
+                    let raw = if layout.has_pawns() {
+                        2 * weight
+                    } else if layout.on_the_diagonal(&sq) {
+                        4
+                    } else {
+                        8
+                    };
+                    for (s, side_values) in values.iter().enumerate() {
+                        let v = side_values[e];
+                        let Some((wdl, dtz)) = self.class_and_dtz(v) else {
+                            continue;
+                        };
+                        let user_stm = self.user_stm(s);
+                        part.side_mut(user_stm).count(wdl, dtz, weight, raw);
+                    }
+                }
+                part
+            })
+            .reduce(
+                || self.empty(),
+                |mut a, b| {
+                    a += &b;
+                    a
+                },
+            );
+        // Pass 2: the longest of each class, whose FENs are worth making.
+        for user_stm in Color::ALL {
+            let s = self.side_index(user_stm);
+            let side = stats.side_mut(user_stm);
+            let targets: Vec<(Wdl, u32)> = [Wdl::Win, Wdl::CursedWin, Wdl::Loss, Wdl::BlessedLoss]
+                .into_iter()
+                .filter_map(|w| max_depth(side, w, self.rule).map(|d| (w, d)))
+                .collect();
+            if targets.is_empty() {
+                continue;
+            }
+            let found = (0..layout.entries.div_ceil(chunk))
+                .into_par_iter()
+                .map(|c| {
+                    let mut part = SideStats::default();
+                    let mut sq: Squares = [0; MAX_PIECES];
+                    for e in c * chunk..((c + 1) * chunk).min(layout.entries) {
+                        let Some((wdl, dtz)) = self.class_and_dtz(values[s][e]) else {
+                            continue;
+                        };
+                        let mag = dtz.unsigned_abs();
+                        if !targets.contains(&(wdl, mag)) {
+                            continue;
+                        }
+                        layout.decode(slice, e, &mut sq);
+                        let u = self.user_squares(layout, &sq);
+                        if !self.in_shard(&u) {
+                            continue;
+                        }
+                        part.longest.offer(wdl, mag, || self.fen(&u, user_stm));
+                    }
+                    part.longest
+                })
+                .reduce(Default::default, |mut a, b| {
+                    a += &b;
+                    a
+                });
+            side.longest += &found;
+        }
+        stats
+    }
+
+    fn side_index(&self, user_stm: Color) -> usize {
+        let table_stm = if self.flipped { !user_stm } else { user_stm };
+        match table_stm {
+            Color::White => 0,
+            Color::Black => 1,
+        }
+    }
+
+    fn user_stm(&self, side: usize) -> Color {
+        let table_stm = if side == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        if self.flipped {
+            !table_stm
+        } else {
+            table_stm
+        }
+    }
+
+    /// The class and signed DTZ of a solved value.
+    fn class_and_dtz(&self, v: u16) -> Option<(Wdl, i32)> {
+        let wdl = class_of(v, self.rule)?;
+        let dtz = match value::outcome(v)? {
+            Outcome::Win(d) => i32::from(d),
+            Outcome::Loss(d) => -i32::from(d),
+            Outcome::Draw => 0,
+        };
+        Some((wdl, dtz))
+    }
+}
+
+/// The largest depth recorded for class `wdl` on a side under `rule`, if
+/// any: the win (loss) histogram holds the real wins (losses) up to the
+/// rule's limit and the cursed wins (blessed losses) above it.
+fn max_depth(side: &SideStats, wdl: Wdl, rule: Rule) -> Option<u32> {
+    if side.wdl.get(wdl) == 0 {
+        return None;
+    }
+    let hist = match wdl.signum() {
+        1 => &side.dtz.win,
+        -1 => &side.dtz.loss,
+        _ => return None,
+    };
+    let within = |p: u32| rule.limit().is_none_or(|l| p <= u32::from(l));
+    match wdl {
+        Wdl::Win | Wdl::Loss => hist.bins().map(|(p, _)| p).filter(|&p| within(p)).max(),
+        _ => hist.max(),
+    }
+}

@@ -1,0 +1,205 @@
+//! What a solved material keeps for the materials whose zeroing moves lead
+//! into it: the five-valued class of each position under the rule (half a
+//! byte per position and side) when only classes matter, as for DTZ, or the
+//! values themselves (two bytes) when depths carry over, as for DTM.
+
+use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use super::{
+    layout::{Layout, Squares},
+    retro::SliceValues,
+    value::{self, Outcome},
+    Rule,
+};
+use crate::chess::wdl::Wdl;
+
+/// A position's value as the table keeps it, for its side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kept {
+    /// The class under the rule.
+    Class(Wdl),
+    /// The value itself.
+    Value(Outcome),
+}
+
+impl Kept {
+    /// What a zeroing move into a position of this value is worth to the
+    /// side that makes it, under `rule`: a win in one ply for a lost child,
+    /// and for DTZ a win just past the rule's limit (a cursed win) for a
+    /// child lost only without the rule; for values, one ply more.
+    #[inline]
+    pub(crate) fn through(self, rule: Rule) -> Outcome {
+        match self {
+            Kept::Class(c) => {
+                let past = rule.limit().map_or(1, |l| l + 1);
+                match c {
+                    Wdl::Loss => Outcome::Win(1),
+                    Wdl::BlessedLoss => Outcome::Win(past),
+                    Wdl::Draw => Outcome::Draw,
+                    Wdl::CursedWin => Outcome::Loss(past),
+                    Wdl::Win => Outcome::Loss(1),
+                }
+            }
+            Kept::Value(o) => match o {
+                Outcome::Win(d) => Outcome::Loss(d + 1),
+                Outcome::Loss(d) => Outcome::Win(d + 1),
+                Outcome::Draw => Outcome::Draw,
+            },
+        }
+    }
+
+    /// The value, for the side that makes it, of a zeroing move into a
+    /// position of this value, kept in the same form (for a position whose
+    /// value is the best of its moves, such as one that allows en passant).
+    #[inline]
+    pub(crate) fn back(self) -> Kept {
+        match self {
+            Kept::Class(c) => Kept::Class(c.flip()),
+            Kept::Value(_) => Kept::Value(self.through(Rule::None)),
+        }
+    }
+
+    /// The better of two values for the side to move.
+    #[inline]
+    pub(crate) fn best(self, other: Kept) -> Kept {
+        match (self, other) {
+            (Kept::Class(a), Kept::Class(b)) => Kept::Class(a.max(b)),
+            (Kept::Value(a), Kept::Value(b)) => Kept::Value(a.best(b)),
+            _ => unreachable!("one table keeps one kind"),
+        }
+    }
+}
+
+/// The class of a solved value under `rule`.
+#[inline]
+pub(crate) fn class_of(v: u16, rule: Rule) -> Option<Wdl> {
+    let within = |d: u16| rule.limit().is_none_or(|l| d <= l);
+    Some(match value::outcome(v)? {
+        Outcome::Win(d) if within(d) => Wdl::Win,
+        Outcome::Win(_) => Wdl::CursedWin,
+        Outcome::Loss(d) if within(d) => Wdl::Loss,
+        Outcome::Loss(_) => Wdl::BlessedLoss,
+        Outcome::Draw => Wdl::Draw,
+    })
+}
+
+const CLASS_CODES: [Wdl; 5] = [
+    Wdl::Loss,
+    Wdl::BlessedLoss,
+    Wdl::Draw,
+    Wdl::CursedWin,
+    Wdl::Win,
+];
+
+#[inline]
+fn class_code(w: Wdl) -> u8 {
+    CLASS_CODES
+        .iter()
+        .position(|c| *c == w)
+        .expect("five classes") as u8
+        + 1
+}
+
+enum Store {
+    Classes([Vec<AtomicU8>; 2]),
+    Values([Vec<AtomicU16>; 2]),
+}
+
+/// A solved material as the materials above it read it.
+pub(crate) struct Table {
+    pub(crate) layout: Layout,
+    rule: Rule,
+    store: Store,
+}
+
+impl Table {
+    /// An empty table for `layout`, keeping classes (`values` false) or
+    /// values.
+    pub(crate) fn new(layout: Layout, rule: Rule, values: bool) -> Table {
+        let n = layout.total_entries();
+        let store = if values {
+            Store::Values([
+                (0..n).map(|_| AtomicU16::new(0)).collect(),
+                (0..n).map(|_| AtomicU16::new(0)).collect(),
+            ])
+        } else {
+            Store::Classes([
+                (0..n.div_ceil(2)).map(|_| AtomicU8::new(0)).collect(),
+                (0..n.div_ceil(2)).map(|_| AtomicU8::new(0)).collect(),
+            ])
+        };
+        Table {
+            layout,
+            rule,
+            store,
+        }
+    }
+
+    /// Bytes a table of `layout` takes.
+    pub(crate) fn bytes(layout: &Layout, values: bool) -> u64 {
+        let n = layout.total_entries() as u64;
+        if values {
+            4 * n
+        } else {
+            n.div_ceil(2) * 2
+        }
+    }
+
+    /// Fills slice `slice` from its solved values.
+    pub(crate) fn set_slice(&self, slice: usize, values: &SliceValues) {
+        let base = slice * self.layout.entries;
+        match &self.store {
+            Store::Values(sides) => {
+                for (side, v) in sides.iter().zip(values) {
+                    side[base..base + v.len()]
+                        .par_iter()
+                        .zip(v.par_iter())
+                        .for_each(|(cell, x)| cell.store(*x, Relaxed));
+                }
+            }
+            Store::Classes(sides) => {
+                // Slices hold an even number of entries, so two slices never
+                // share a byte.
+                debug_assert!(base.is_multiple_of(2));
+                for (side, v) in sides.iter().zip(values) {
+                    side[base / 2..(base + v.len()).div_ceil(2)]
+                        .par_iter()
+                        .zip(v.par_chunks(2))
+                        .for_each(|(cell, pair)| {
+                            let code = |x: u16| class_of(x, self.rule).map_or(0, class_code);
+                            let lo = code(pair[0]);
+                            let hi = pair.get(1).map_or(0, |x| code(*x));
+                            cell.store(lo | hi << 4, Relaxed);
+                        });
+                }
+            }
+        }
+    }
+
+    /// The kept value of the position at `(slice, entry)` with `side` (0
+    /// white, 1 black) to move, or `None` if it is not a position.
+    #[inline]
+    pub(crate) fn get(&self, side: usize, slice: usize, entry: usize) -> Option<Kept> {
+        let i = slice * self.layout.entries + entry;
+        match &self.store {
+            Store::Values(sides) => value::outcome(sides[side][i].load(Relaxed)).map(Kept::Value),
+            Store::Classes(sides) => {
+                let byte = sides[side][i / 2].load(Relaxed);
+                match (byte >> (4 * (i % 2))) & 15 {
+                    0 => None,
+                    c => Some(Kept::Class(CLASS_CODES[usize::from(c) - 1])),
+                }
+            }
+        }
+    }
+
+    /// The kept value of a placement of this material (any orientation
+    /// within the material's symmetries), `side` to move.
+    #[inline]
+    pub(crate) fn lookup(&self, side: usize, sq: &Squares) -> Option<Kept> {
+        let (slice, entry) = self.layout.locate(sq)?;
+        self.get(side, slice, entry)
+    }
+}

@@ -93,6 +93,9 @@ pub enum Metric {
     Dtz,
     /// Depth to mate, with no rule.
     Dtm,
+    /// Depth by the rule: the least rule (in plies) under which the
+    /// position is won.
+    Dtr,
 }
 
 impl Metric {
@@ -101,6 +104,7 @@ impl Metric {
         match self {
             Metric::Dtz => "dtz",
             Metric::Dtm => "dtm",
+            Metric::Dtr => "dtr",
         }
     }
 }

@@ -124,6 +124,10 @@ pub fn merge_shards(parts: Vec<ScanStats>) -> Result<Vec<ScanStats>> {
             total += &part;
         }
         total.shard = None;
+        if total.metric == Some(crate::chess::rule::Metric::Dtr) {
+            total.white.count_rules();
+            total.black.count_rules();
+        }
         merged.push(total);
     }
     Ok(merged)

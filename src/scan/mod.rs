@@ -18,5 +18,5 @@ pub mod sweep;
 
 pub use self::stats::{
     DtzHistograms, Histogram, Longest, LongestEntry, RawCounts, ScanStats, Shard, SideStats,
-    WdlCounts, SYMMETRY_REDUCED,
+    WdlCounts, RULES_COUNTED, SYMMETRY_REDUCED,
 };

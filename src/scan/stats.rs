@@ -242,14 +242,28 @@ pub struct SideStats {
     pub positions: u64,
     /// Positions per WDL class.
     pub wdl: WdlCounts,
-    /// DTZ histograms.
+    /// DTZ histograms (of a solve's metric: DTZ, DTR or DTM; the JSON names
+    /// the field after the metric).
+    #[serde(alias = "dtr", alias = "dtm")]
     pub dtz: DtzHistograms,
     /// Longest position per class.
     pub longest: Longest,
+    /// For DTR: positions won under an N-move rule, by N (the wins whose
+    /// DTR is at most 2N plies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub won_under: Option<BTreeMap<String, u64>>,
+    /// For DTR: positions lost under an N-move rule, by N.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost_under: Option<BTreeMap<String, u64>>,
     /// Unreduced counts, when asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<RawCounts>,
 }
+
+/// The rules whose wins a DTR document counts: the 50-move rule, the 1928
+/// allowance for KRB v KR (132 plies, 66 moves), the 1989 allowance (75)
+/// and the 1982 one (100).
+pub const RULES_COUNTED: [u16; 4] = [50, 66, 75, 100];
 
 impl SideStats {
     /// Records one position of class `wdl` with exact DTZ `dtz` (signed from
@@ -278,6 +292,27 @@ impl SideStats {
     }
 }
 
+impl SideStats {
+    /// Fills `won_under` and `lost_under` from the histograms, which hold
+    /// DTR.
+    pub fn count_rules(&mut self) {
+        let under = |h: &Histogram| -> BTreeMap<String, u64> {
+            RULES_COUNTED
+                .iter()
+                .map(|&n| {
+                    let limit = 2 * u32::from(n);
+                    let count = h.bins().filter(|(p, _)| *p <= limit).map(|(_, c)| c).sum();
+                    (n.to_string(), count)
+                })
+                .collect()
+        };
+        self.won_under = Some(under(&self.dtz.win));
+        self.lost_under = Some(under(&self.dtz.loss));
+    }
+}
+
+/// Sums the counts (`won_under` and `lost_under` are derived, and are made
+/// again with [`SideStats::count_rules`] after summing).
 impl AddAssign<&SideStats> for SideStats {
     fn add_assign(&mut self, rhs: &SideStats) {
         self.positions += rhs.positions;
@@ -306,7 +341,7 @@ pub struct Shard {
 }
 
 /// The statistics of one material, both sides to move.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct ScanStats {
     /// The material, White first.
     pub material: String,
@@ -328,6 +363,73 @@ pub struct ScanStats {
     /// Present only in a shard's partial result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+}
+
+/// A side as a document writes it: the histograms under the metric's name.
+struct SideView<'a> {
+    side: &'a SideStats,
+    key: &'static str,
+}
+
+impl Serialize for SideView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let side = self.side;
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("positions", &side.positions)?;
+        map.serialize_entry("wdl", &side.wdl)?;
+        map.serialize_entry(self.key, &side.dtz)?;
+        map.serialize_entry("longest", &side.longest)?;
+        if let Some(w) = &side.won_under {
+            map.serialize_entry("won_under", w)?;
+        }
+        if let Some(l) = &side.lost_under {
+            map.serialize_entry("lost_under", l)?;
+        }
+        if let Some(r) = &side.raw {
+            map.serialize_entry("raw", r)?;
+        }
+        map.end()
+    }
+}
+
+impl Serialize for ScanStats {
+    /// The fields in declaration order, with each side's histograms named
+    /// after the metric of a solve (`dtz`, `dtr` or `dtm`).
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let key = self.metric.map_or("dtz", Metric::as_str);
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("material", &self.material)?;
+        map.serialize_entry("counting", &self.counting)?;
+        if let Some(e) = &self.engine {
+            map.serialize_entry("engine", e)?;
+        }
+        if let Some(r) = &self.rule {
+            map.serialize_entry("rule", r)?;
+        }
+        if let Some(m) = &self.metric {
+            map.serialize_entry("metric", m)?;
+        }
+        map.serialize_entry(
+            "white",
+            &SideView {
+                side: &self.white,
+                key,
+            },
+        )?;
+        map.serialize_entry(
+            "black",
+            &SideView {
+                side: &self.black,
+                key,
+            },
+        )?;
+        if let Some(sh) = &self.shard {
+            map.serialize_entry("shard", sh)?;
+        }
+        map.end()
+    }
 }
 
 /// The `counting` value of the design's convention.

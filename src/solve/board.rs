@@ -19,10 +19,36 @@ fn square(s: u8) -> Square {
     Square::new(u32::from(s))
 }
 
-/// The squares a piece on `s` attacks with `occ` occupied.
+/// The squares a piece on `s` attacks with `occ` occupied. (shakmaty's
+/// `attacks` is not inlined across crates; its per-role functions are, and
+/// this is the solver's hottest call.)
 #[inline]
 pub(crate) fn attacks_of(piece: Piece, s: u8, occ: Bb) -> Bb {
-    attacks::attacks(square(s), piece, shakmaty::Bitboard(occ)).0
+    let sq = square(s);
+    let occ = shakmaty::Bitboard(occ);
+    match piece.role {
+        Role::Pawn => attacks::pawn_attacks(piece.color, sq).0,
+        Role::Knight => attacks::knight_attacks(sq).0,
+        Role::Bishop => attacks::bishop_attacks(sq, occ).0,
+        Role::Rook => attacks::rook_attacks(sq, occ).0,
+        Role::Queen => attacks::queen_attacks(sq, occ).0,
+        Role::King => attacks::king_attacks(sq).0,
+    }
+}
+
+/// Whether a slider of `role` on `a` shares a line with `b` (on an empty
+/// board it would attack it).
+#[inline]
+fn slides_to(role: Role, a: u8, b: u8) -> bool {
+    let (fa, ra, fb, rb) = (a & 7, a >> 3, b & 7, b >> 3);
+    let straight = fa == fb || ra == rb;
+    let diagonal = fa.abs_diff(fb) == ra.abs_diff(rb);
+    match role {
+        Role::Rook => straight,
+        Role::Bishop => diagonal,
+        Role::Queen => straight || diagonal,
+        _ => false,
+    }
 }
 
 /// The squares strictly between two squares on a line (empty otherwise).
@@ -53,7 +79,13 @@ pub(crate) struct Board<'a> {
     pub(crate) occ: Bb,
     /// Occupancy by colour (`[white, black]`).
     pub(crate) by_color: [Bb; 2],
+    /// What each slot attacks.
+    att: Squares64,
+    /// What each colour attacks.
+    by_color_att: [Bb; 2],
 }
+
+type Squares64 = [Bb; super::layout::MAX_PIECES];
 
 #[inline]
 fn ci(c: Color) -> usize {
@@ -71,11 +103,20 @@ impl<'a> Board<'a> {
         for (p, &s) in layout.pieces.iter().zip(sq.iter()) {
             by_color[ci(p.color)] |= 1 << s;
         }
+        let occ = by_color[0] | by_color[1];
+        let mut att = [0; super::layout::MAX_PIECES];
+        let mut by_color_att = [0; 2];
+        for (i, (p, &s)) in layout.pieces.iter().zip(sq.iter()).enumerate() {
+            att[i] = attacks_of(*p, s, occ);
+            by_color_att[ci(p.color)] |= att[i];
+        }
         Board {
             layout,
             sq: *sq,
-            occ: by_color[0] | by_color[1],
+            occ,
             by_color,
+            att,
+            by_color_att,
         }
     }
 
@@ -102,7 +143,7 @@ impl<'a> Board<'a> {
     #[inline]
     pub(crate) fn in_check(&self, color: Color) -> bool {
         let k = self.sq[Self::king_slot(color)];
-        self.attacks_by(!color, self.occ, 0) & (1 << k) != 0
+        self.by_color_att[ci(!color)] & (1 << k) != 0
     }
 
     /// Whether the position with `stm` to move counts: the side not to move
@@ -140,15 +181,21 @@ impl<'a> Board<'a> {
                 continue;
             }
             let s = self.sq[i];
-            // The king stepping away along a line stays attacked: attacks
-            // without the king.
-            danger |= attacks_of(p, s, self.occ & !kbb);
-            if attacks_of(p, s, self.occ) & kbb != 0 {
+            let slider = matches!(p.role, Role::Rook | Role::Bishop | Role::Queen);
+            if self.att[i] & kbb != 0 {
                 checkers += 1;
                 check_mask = (1 << s) | between(s, k);
+                // The king stepping away along the line stays attacked: a
+                // checking slider's attacks without the king.
+                danger |= if slider {
+                    attacks_of(p, s, self.occ & !kbb)
+                } else {
+                    self.att[i]
+                };
+            } else {
+                danger |= self.att[i];
             }
-            let slider = matches!(p.role, Role::Rook | Role::Bishop | Role::Queen);
-            if slider && attacks_of(p, s, 0) & kbb != 0 {
+            if slider && slides_to(p.role, s, k) {
                 let line = between(s, k);
                 let blockers = line & self.occ;
                 if blockers.count_ones() == 1 && blockers & own != 0 {
@@ -203,7 +250,7 @@ impl<'a> Board<'a> {
                 self.pawn_moves(i, stm, allowed, &mut zeroing);
                 continue;
             }
-            let reach = attacks_of(p, from, self.occ) & allowed;
+            let reach = self.att[i] & allowed;
             let mut t = reach & !self.occ;
             while t != 0 {
                 let to = t.trailing_zeros() as u8;
@@ -320,7 +367,7 @@ impl<'a> Board<'a> {
             if p.color != mover {
                 continue;
             }
-            let mut t = attacks_of(p, self.sq[i], self.occ) & !self.occ;
+            let mut t = self.att[i] & !self.occ;
             while t != 0 {
                 let from = t.trailing_zeros() as u8;
                 t &= t - 1;

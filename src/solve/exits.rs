@@ -16,11 +16,11 @@ use super::{
     board::{Board, Zeroing},
     layout::{Layout, Squares, MAX_PIECES},
     retro::Exits,
-    table::{Kept, Table},
+    table::{Keeps, Kept, Table},
     value::Outcome,
     Rule,
 };
-use crate::chess::{material::Material, wdl::Wdl};
+use crate::chess::material::Material;
 
 /// Where a capture or promotion leads: the material's table (none for KvK),
 /// whether it is stored with colours swapped, and each slot's slot there.
@@ -38,8 +38,11 @@ pub(crate) struct MaterialExits<'a> {
     rule: Rule,
     /// `children[child_key(captured, promoted)]`.
     children: Vec<Option<Child<'a>>>,
-    /// Whether tables keep classes (the draw of KvK is kept alike).
-    classes: bool,
+    /// What the tables keep (the draw of KvK is kept alike).
+    keeps: Keeps,
+    /// Whether the exits are read without the rule, as classes (for the
+    /// classes that depth by the rule starts from).
+    without_rule: bool,
 }
 
 const ROLES: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
@@ -52,7 +55,7 @@ impl<'a> MaterialExits<'a> {
         layout: &'a Layout,
         own: &'a Table,
         rule: Rule,
-        classes: bool,
+        keeps: Keeps,
         tables: &dyn Fn(&Material) -> Option<&'a Table>,
     ) -> MaterialExits<'a> {
         let n = layout.slots();
@@ -77,8 +80,16 @@ impl<'a> MaterialExits<'a> {
             own,
             rule,
             children,
-            classes,
+            keeps,
+            without_rule: false,
         }
+    }
+
+    /// The same exits read without the rule, as classes.
+    pub(crate) fn without_rule(mut self) -> MaterialExits<'a> {
+        self.without_rule = true;
+        self.rule = Rule::None;
+        self
     }
 
     fn child(
@@ -176,11 +187,7 @@ impl<'a> MaterialExits<'a> {
             .as_ref()
             .expect("every capture has a child");
         let Some(table) = child.table else {
-            return if self.classes {
-                Kept::Class(Wdl::Draw)
-            } else {
-                Kept::Value(Outcome::Draw)
-            };
+            return self.keeps.draw();
         };
         let mut csq: Squares = [0; MAX_PIECES];
         for i in 0..n {
@@ -194,6 +201,16 @@ impl<'a> MaterialExits<'a> {
         table
             .lookup(side(stm), &csq)
             .expect("a legal move leads to a position")
+    }
+
+    /// A kept value as the exits read it.
+    #[inline]
+    fn view(&self, k: Kept) -> Kept {
+        if self.without_rule {
+            k.without_rule()
+        } else {
+            k
+        }
     }
 }
 
@@ -225,7 +242,7 @@ fn child_key(n: usize, captured: Option<usize>, promoted: Option<(usize, Role)>)
 
 impl Exits for MaterialExits<'_> {
     fn outcome(&self, board: &Board<'_>, stm: Color, z: &Zeroing) -> Outcome {
-        let child = self.after(&board.sq, stm, z.slot, z.to, z.captured, z.promotion);
+        let child = self.view(self.after(&board.sq, stm, z.slot, z.to, z.captured, z.promotion));
         if !z.double_step {
             return child.through(self.rule);
         }
@@ -244,7 +261,7 @@ impl Exits for MaterialExits<'_> {
         let mut best: Option<Kept> = has_other_move.then_some(child);
         for (pawn, victim) in captures {
             let v = self
-                .after(&after, !stm, pawn, over, Some(victim), None)
+                .view(self.after(&after, !stm, pawn, over, Some(victim), None))
                 .back();
             best = Some(best.map_or(v, |b| b.best(v)));
         }

@@ -32,6 +32,7 @@
 
 mod board;
 mod cache;
+mod dtr;
 mod exits;
 mod geometry;
 mod layout;
@@ -49,8 +50,12 @@ use rayon::prelude::*;
 pub use self::cache::Cache;
 pub use self::positions::{Positions, Value};
 use self::{
-    cache::CacheError, exits::MaterialExits, layout::Layout, retro::solve_slice, stats::Counting,
-    table::Table,
+    cache::CacheError,
+    exits::MaterialExits,
+    layout::Layout,
+    retro::solve_slice,
+    stats::Counting,
+    table::{Keeps, Table},
 };
 pub use crate::chess::rule::{Metric, Rule, MAX_RULE_MOVES};
 use crate::{
@@ -160,13 +165,13 @@ impl Solver {
     /// position and side of the slices solved at once.
     pub fn memory_bound(material: &Material, metric: Metric) -> u64 {
         let target = material.normalized();
-        let keep_values = metric != Metric::Dtz;
+        let keeps = Keeps::of(metric);
         let mut kept = 0u64;
         let mut working = 0u64;
         for m in closure(material) {
             let layout = Layout::new(&m);
             if m != target || layout.has_pawns() {
-                kept += Table::bytes(&layout, keep_values);
+                kept += Table::bytes(&layout, keeps);
             }
             let mut widest = HashMap::new();
             for s in &layout.slices {
@@ -215,6 +220,10 @@ impl Solver {
             }
         }
         stats.shard = plan.shard;
+        if plan.metric == Metric::Dtr {
+            stats.white.count_rules();
+            stats.black.count_rules();
+        }
         stats.engine = Some("solve".to_owned());
         stats.rule = Some(plan.rule);
         stats.metric = Some(plan.metric);
@@ -275,7 +284,7 @@ impl Run<'_> {
         progress: &dyn Progress,
     ) -> Result<Option<ScanStats>> {
         let layout = Layout::new(material);
-        let keep_values = self.metric != Metric::Dtz;
+        let keeps = Keeps::of(self.metric);
         // The table of the material solved is needed for its pawn pushes,
         // and by the materials above it; a pawnless one at the top needs
         // none.
@@ -316,7 +325,7 @@ impl Run<'_> {
             count,
             layout.total_entries() as u64,
         );
-        let own = Table::new(layout.clone(), self.rule, keep_values);
+        let own = Table::new(layout.clone(), self.rule, keeps);
         let writer = match &self.solver.cache {
             Some(cache) => Some(
                 cache
@@ -327,7 +336,9 @@ impl Run<'_> {
         };
         let tables = &self.tables;
         let lookup = |m: &Material| tables.get(&m.table_name()).map(|t| &**t);
-        let exits = MaterialExits::new(&layout, &own, self.rule, !keep_values, &lookup);
+        let exits = MaterialExits::new(&layout, &own, self.rule, keeps, &lookup);
+        let no_rule_exits = (self.metric == Metric::Dtr)
+            .then(|| MaterialExits::new(&layout, &own, self.rule, keeps, &lookup).without_rule());
         // Slices by advance, the most advanced first; those of one advance
         // lead into none of each other and are solved side by side.
         let mut groups: Vec<u32> = layout.slices.iter().map(|s| s.advance).collect();
@@ -340,7 +351,14 @@ impl Run<'_> {
                 .filter(|&s| layout.slices[s].advance == advance)
                 .collect();
             slices.par_iter().try_for_each(|&s| {
-                let values = solve_slice(&layout, s, &exits, &step)?;
+                let values = match &no_rule_exits {
+                    // DTR starts from who wins without a rule.
+                    Some(plain) => {
+                        let no_rule = solve_slice(&layout, s, plain, &step)?;
+                        dtr::solve_slice_dtr(&layout, s, &no_rule, &exits)?
+                    }
+                    None => solve_slice(&layout, s, &exits, &step)?,
+                };
                 if keep {
                     own.set_slice(s, &values);
                 }
@@ -357,6 +375,7 @@ impl Run<'_> {
             })?;
         }
         drop(exits);
+        drop(no_rule_exits);
         if let (Some(w), Some(cache)) = (writer, &self.solver.cache) {
             w.finish().map_err(|e| cache_error(cache.dir(), e))?;
         }
@@ -376,8 +395,7 @@ impl Run<'_> {
         counting: Option<&Counting>,
         progress: &dyn Progress,
     ) -> std::result::Result<Option<ScanStats>, CacheError> {
-        let keep_values = self.metric != Metric::Dtz;
-        let own = keep.then(|| Table::new(layout.clone(), self.rule, keep_values));
+        let own = keep.then(|| Table::new(layout.clone(), self.rule, Keeps::of(self.metric)));
         let mut stats = counting.map(Counting::empty);
         for s in 0..layout.slices.len() {
             let values = cached.slice(s)?;

@@ -249,6 +249,15 @@ impl<'p> Positions<'p> {
         let mut after = pos.clone();
         after.play_unchecked(m);
         let child = self.outcome(&after)?;
+        if self.metric == Metric::Dtr {
+            // The rule a move needs is at least the rule its position
+            // needs (not more than a ply above it): moves are ranked by it.
+            return Ok(match child {
+                Outcome::Win(r) => Outcome::Loss(r),
+                Outcome::Loss(r) => Outcome::Win(r),
+                Outcome::Draw => Outcome::Draw,
+            });
+        }
         if !m.is_zeroing() || self.metric != Metric::Dtz {
             // Quiet moves, and zeroing ones for DTM: one ply more.
             return Ok(match child {

@@ -31,12 +31,31 @@ use shakmaty::Color;
 
 use super::{
     board::{Board, Zeroing},
-    geometry::{self, on_diagonal},
+    geometry::{self, king_pairs, on_diagonal},
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
     value::{self, Outcome, Waiting, MAX_DEPTH, MAX_LEVEL, NONE},
 };
 use crate::error::{Error, Result};
+
+/// The most quiet moves that can lead to a position: a queen's 27 and a
+/// rook's 14 retractions and the like, over at most five pieces of a side.
+const MAX_PREDECESSORS: usize = 128;
+
+/// Asks for the cache line of `cell` ahead of its use.
+#[inline]
+fn prefetch(cell: &AtomicU16) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint that reads nothing and cannot fault.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(
+            (cell as *const AtomicU16).cast::<i8>(),
+            std::arch::x86_64::_MM_HINT_T0,
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = cell;
+}
 
 /// What the zeroing moves of a slice lead to.
 pub(crate) trait Exits: Sync {
@@ -48,7 +67,7 @@ pub(crate) trait Exits: Sync {
 pub(crate) type SliceValues = [Vec<u16>; 2];
 
 #[inline]
-fn side(c: Color) -> usize {
+pub(crate) fn side(c: Color) -> usize {
     match c {
         Color::White => 0,
         Color::Black => 1,
@@ -81,11 +100,13 @@ pub(crate) fn solve_slice(
         pending: Levels::new(blocks, usize::from(MAX_LEVEL) + 1),
         weight: if layout.has_pawns() { 1 } else { 2 },
     };
+    let started = std::time::Instant::now();
     (0..blocks).into_par_iter().try_for_each(|b| {
         solver.first_pass(b)?;
         progress(BLOCK.min(layout.entries - b * BLOCK) as u64);
         Ok::<(), Error>(())
     })?;
+    let first_pass = started.elapsed();
     let mut level = 0usize;
     loop {
         let pending = solver.pending.blocks(level);
@@ -108,6 +129,15 @@ pub(crate) fn solve_slice(
             break;
         }
         level += 1;
+    }
+    if std::env::var_os("FIFTYMOVE_SOLVE_DEBUG").is_some() && layout.entries >= 1 << 20 {
+        eprintln!(
+            "solve {} slice {slice}: first pass {:.2?}, {} levels {:.2?}",
+            layout.material,
+            first_pass,
+            level + 1,
+            started.elapsed() - first_pass
+        );
     }
     let [w, b] = solver.values;
     Ok([finish(w), finish(b)])
@@ -146,7 +176,7 @@ struct Solver<'a> {
 /// when every piece stands on one diagonal (the reflection in it keeps the
 /// placement), else 1.
 #[inline]
-fn stabiliser(sq: &[u8]) -> u16 {
+pub(crate) fn stabiliser(sq: &[u8]) -> u16 {
     if sq.iter().all(|&s| on_diagonal(s))
         || sq
             .iter()
@@ -273,6 +303,13 @@ impl Solver<'_> {
         let pawnless = !layout.has_pawns();
         let kings_on_diagonal = pawnless && on_diagonal(sq[0]) && on_diagonal(sq[1]);
         let stab_q = if pawnless { stabiliser(&sq[..n]) } else { 1 };
+        let low_bits = 6 * (layout.movers - 2);
+        let low_mask = (1usize << low_bits) - 1;
+        // The predecessors first, their cells prefetched, then the updates:
+        // each update is a locked compare-and-swap that waits for its cache
+        // line, so the misses are better taken side by side beforehand.
+        let mut preds = [(0usize, 0u16); MAX_PREDECESSORS];
+        let mut count = 0;
         board.retractions(mover, |slot, from| {
             let mut p = *sq;
             p[slot] = from;
@@ -280,28 +317,39 @@ impl Solver<'_> {
             // so the entry's other digits, unless both kings are on the
             // diagonal (canonical form then depends on the pieces).
             let pe = if pawnless && (slot < 2 || kings_on_diagonal) {
-                match layout.locate(&p) {
-                    Some((_, pe)) => pe,
-                    None => return,
+                // A king move that keeps the pair canonical (not both on the
+                // diagonal) keeps the other digits: most do.
+                let pair = (slot < 2 && !(on_diagonal(p[0]) && on_diagonal(p[1])))
+                    .then(|| king_pairs().index(p[0], p[1]))
+                    .flatten();
+                match pair {
+                    Some(kk) => (kk << low_bits) | (e & low_mask),
+                    None => match layout.locate(&p) {
+                        Some((_, pe)) => pe,
+                        None => return,
+                    },
                 }
             } else {
                 let shift = 6 * (layout.movers - 1 - slot);
                 e - ((sq[slot] as usize) << shift) + ((from as usize) << shift)
             };
+            let weight = if pawnless {
+                self.weight * stabiliser(&p[..n]) / stab_q
+            } else {
+                self.weight
+            };
+            prefetch(&cells[pe]);
+            preds[count] = (pe, weight);
+            count += 1;
+        });
+        for &(pe, weight) in &preds[..count] {
             let cell = &cells[pe];
             match o {
                 Outcome::Loss(_) => self.won_by_quiet_move(cell, pe, level + 1),
-                Outcome::Win(_) => {
-                    let weight = if pawnless {
-                        self.weight * stabiliser(&p[..n]) / stab_q
-                    } else {
-                        self.weight
-                    };
-                    self.quiet_move_lost(cell, pe, mover, weight, level);
-                }
+                Outcome::Win(_) => self.quiet_move_lost(cell, pe, mover, weight, level),
                 Outcome::Draw => unreachable!("draws are not retracted"),
             }
-        });
+        }
     }
 
     /// A quiet move of the position at `cell` wins at `depth`.

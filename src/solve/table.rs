@@ -20,8 +20,11 @@ use crate::chess::wdl::Wdl;
 pub(crate) enum Kept {
     /// The class under the rule.
     Class(Wdl),
-    /// The value itself.
+    /// A depth to mate.
     Value(Outcome),
+    /// A depth by the rule: won (or lost) with phases of at most this many
+    /// plies.
+    Rule(Outcome),
 }
 
 impl Kept {
@@ -47,6 +50,27 @@ impl Kept {
                 Outcome::Loss(d) => Outcome::Win(d + 1),
                 Outcome::Draw => Outcome::Draw,
             },
+            // The rule a zeroing move needs is the rule its position needs
+            // (the move itself is a phase of one ply, which every rule
+            // allows).
+            Kept::Rule(o) => match o {
+                Outcome::Win(r) => Outcome::Loss(r),
+                Outcome::Loss(r) => Outcome::Win(r),
+                Outcome::Draw => Outcome::Draw,
+            },
+        }
+    }
+
+    /// The class without a rule.
+    #[inline]
+    pub(crate) fn without_rule(self) -> Kept {
+        match self {
+            Kept::Class(_) => self,
+            Kept::Value(o) | Kept::Rule(o) => Kept::Class(match o {
+                Outcome::Win(_) => Wdl::Win,
+                Outcome::Loss(_) => Wdl::Loss,
+                Outcome::Draw => Wdl::Draw,
+            }),
         }
     }
 
@@ -58,6 +82,12 @@ impl Kept {
         match self {
             Kept::Class(c) => Kept::Class(c.flip()),
             Kept::Value(_) => Kept::Value(self.through(Rule::None)),
+            // A phase of one ply (the zeroing move) needs a rule of 1.
+            Kept::Rule(o) => Kept::Rule(match o {
+                Outcome::Win(r) => Outcome::Loss(r.max(1)),
+                Outcome::Loss(r) => Outcome::Win(r.max(1)),
+                Outcome::Draw => Outcome::Draw,
+            }),
         }
     }
 
@@ -67,6 +97,7 @@ impl Kept {
         match (self, other) {
             (Kept::Class(a), Kept::Class(b)) => Kept::Class(a.max(b)),
             (Kept::Value(a), Kept::Value(b)) => Kept::Value(a.best(b)),
+            (Kept::Rule(a), Kept::Rule(b)) => Kept::Rule(a.best(b)),
             _ => unreachable!("one table keeps one kind"),
         }
     }
@@ -107,19 +138,50 @@ enum Store {
     Values([Vec<AtomicU16>; 2]),
 }
 
+/// What a table keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Keeps {
+    /// Classes under the rule (DTZ).
+    Classes,
+    /// Depths to mate.
+    Mate,
+    /// Depths by the rule.
+    Rule,
+}
+
+impl Keeps {
+    /// What a solve in `metric` keeps.
+    pub(crate) fn of(metric: super::Metric) -> Keeps {
+        match metric {
+            super::Metric::Dtz => Keeps::Classes,
+            super::Metric::Dtm => Keeps::Mate,
+            super::Metric::Dtr => Keeps::Rule,
+        }
+    }
+
+    /// The kept form of a draw (what KvK is worth).
+    pub(crate) fn draw(self) -> Kept {
+        match self {
+            Keeps::Classes => Kept::Class(Wdl::Draw),
+            Keeps::Mate => Kept::Value(Outcome::Draw),
+            Keeps::Rule => Kept::Rule(Outcome::Draw),
+        }
+    }
+}
+
 /// A solved material as the materials above it read it.
 pub(crate) struct Table {
     pub(crate) layout: Layout,
     rule: Rule,
+    keeps: Keeps,
     store: Store,
 }
 
 impl Table {
-    /// An empty table for `layout`, keeping classes (`values` false) or
-    /// values.
-    pub(crate) fn new(layout: Layout, rule: Rule, values: bool) -> Table {
+    /// An empty table for `layout`, keeping `keeps`.
+    pub(crate) fn new(layout: Layout, rule: Rule, keeps: Keeps) -> Table {
         let n = layout.total_entries();
-        let store = if values {
+        let store = if keeps != Keeps::Classes {
             Store::Values([
                 (0..n).map(|_| AtomicU16::new(0)).collect(),
                 (0..n).map(|_| AtomicU16::new(0)).collect(),
@@ -133,14 +195,15 @@ impl Table {
         Table {
             layout,
             rule,
+            keeps,
             store,
         }
     }
 
     /// Bytes a table of `layout` takes.
-    pub(crate) fn bytes(layout: &Layout, values: bool) -> u64 {
+    pub(crate) fn bytes(layout: &Layout, keeps: Keeps) -> u64 {
         let n = layout.total_entries() as u64;
-        if values {
+        if keeps != Keeps::Classes {
             4 * n
         } else {
             n.div_ceil(2) * 2
@@ -184,7 +247,14 @@ impl Table {
     pub(crate) fn get(&self, side: usize, slice: usize, entry: usize) -> Option<Kept> {
         let i = slice * self.layout.entries + entry;
         match &self.store {
-            Store::Values(sides) => value::outcome(sides[side][i].load(Relaxed)).map(Kept::Value),
+            Store::Values(sides) => {
+                let o = value::outcome(sides[side][i].load(Relaxed))?;
+                Some(if self.keeps == Keeps::Rule {
+                    Kept::Rule(o)
+                } else {
+                    Kept::Value(o)
+                })
+            }
             Store::Classes(sides) => {
                 let byte = sides[side][i / 2].load(Relaxed);
                 match (byte >> (4 * (i % 2))) & 15 {

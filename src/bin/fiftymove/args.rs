@@ -82,6 +82,9 @@ pub enum MetricArg {
     Dtz,
     /// Depth to mate, with no rule.
     Dtm,
+    /// Depth by the rule: the least N-move rule (in plies, 2N) under which
+    /// the position is won.
+    Dtr,
 }
 
 /// `--rule` and `--metric` of `probe` and `line`.
@@ -154,9 +157,9 @@ pub enum Command {
         #[arg(required = true)]
         materials: Vec<String>,
         /// The move-limit rule in moves (a phase may last twice as many
-        /// plies), or `none`.
-        #[arg(long, default_value = "50", value_name = "N|none")]
-        rule: String,
+        /// plies), or `none` [default: 50; DTM has no rule].
+        #[arg(long, value_name = "N|none")]
+        rule: Option<String>,
         /// What to compute per position.
         #[arg(long, value_enum, default_value = "dtz")]
         metric: MetricArg,

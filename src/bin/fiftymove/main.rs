@@ -247,7 +247,7 @@ fn run(raw: RawArgs) -> RunResult {
         } => {
             let plan = scan_cmd::SolveCommand::validate(
                 &materials,
-                &rule,
+                rule.as_deref(),
                 metric,
                 shard.as_deref(),
                 out_file,
@@ -304,6 +304,14 @@ fn check_out_file(path: &std::path::Path) -> Result<(), Error> {
         return Err(bad(format!("{} is not a directory", dir.display())));
     }
     Ok(())
+}
+
+/// The error for `--rule` given with a metric that has no rule.
+fn no_rule_for(metric: fiftymove::solve::Metric) -> Error {
+    Error::Usage(format!(
+        "--metric {} is measured with no move-limit rule; leave out --rule",
+        metric.as_str()
+    ))
 }
 
 /// Parses `K/N` with 1 <= K <= N.

@@ -15,7 +15,7 @@ use fiftymove::{
 
 use crate::{
     args::{LineFormat, MetricArg, SolveChoice},
-    render,
+    no_rule_for, render,
     scan_cmd::SolveBar,
     Global, RunResult,
 };
@@ -44,11 +44,10 @@ fn solver_choice(choice: &SolveChoice) -> Result<Option<(Rule, Metric)>, Error> 
     let metric = match choice.metric {
         None | Some(MetricArg::Dtz) => Metric::Dtz,
         Some(MetricArg::Dtm) => Metric::Dtm,
+        Some(MetricArg::Dtr) => Metric::Dtr,
     };
-    if metric == Metric::Dtm && choice.rule.is_some() {
-        return Err(Error::Usage(
-            "--metric dtm counts plies to mate with no move-limit rule; leave out --rule".into(),
-        ));
+    if metric != Metric::Dtz && choice.rule.is_some() {
+        return Err(no_rule_for(metric));
     }
     Ok(Some((rule, metric)))
 }
@@ -92,6 +91,14 @@ pub fn cmd_line(
     out: &mut impl Write,
 ) -> RunResult {
     let (line, pos) = match solver_choice(choice)? {
+        Some((_, Metric::Dtr)) => {
+            return Err(Error::Usage(
+                "line plays DTZ-optimal play under a rule (--rule N) or mate-optimal play \
+                 (--metric dtm); a DTR line is the line under the rule its DTR names"
+                    .into(),
+            )
+            .into())
+        }
         Some((rule, metric)) => {
             let pos = parse_fen(fen)?;
             let bar = SolveBar::new(global);

@@ -251,9 +251,39 @@ pub fn scan_text(out: &mut impl Write, s: &ScanStats) -> io::Result<()> {
             }
         }
     }
+    if let (Some(w), Some(b)) = (&s.white.won_under, &s.black.won_under) {
+        writeln!(
+            out,
+            "wins lost against the rule (wins whose DTR exceeds 2N plies):"
+        )?;
+        writeln!(
+            out,
+            "{:<14} {:>15} {:>15}",
+            "N-move rule", "White to move", "Black to move"
+        )?;
+        for n in fiftymove::scan::RULES_COUNTED {
+            let key = n.to_string();
+            let lost = |side: &fiftymove::scan::SideStats,
+                        under: &std::collections::BTreeMap<String, u64>| {
+                side.wdl.win - under.get(&key).copied().unwrap_or(0)
+            };
+            writeln!(
+                out,
+                "{:<14} {:>15} {:>15}",
+                format!("{n} ({} plies)", 2 * n),
+                lost(&s.white, w),
+                lost(&s.black, b)
+            )?;
+        }
+    }
+    let metric = s.metric.map_or("DTZ", |m| match m {
+        Metric::Dtz => "DTZ",
+        Metric::Dtm => "DTM",
+        Metric::Dtr => "DTR",
+    });
     writeln!(
         out,
-        "DTZ histogram (plies: White-to-move win/loss, Black-to-move win/loss):"
+        "{metric} histogram (plies: White-to-move win/loss, Black-to-move win/loss):"
     )?;
     let max = [
         &s.white.dtz.win,

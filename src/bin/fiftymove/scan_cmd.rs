@@ -147,16 +147,22 @@ pub struct SolveCommand {
 impl SolveCommand {
     pub fn validate(
         materials: &[String],
-        rule: &str,
+        rule: Option<&str>,
         metric: MetricArg,
         shard: Option<&str>,
         out: Option<PathBuf>,
         raw: bool,
     ) -> Result<SolveCommand, Error> {
-        let rule: Rule = rule.parse()?;
         let metric = match metric {
             MetricArg::Dtz => Metric::Dtz,
             MetricArg::Dtm => Metric::Dtm,
+            MetricArg::Dtr => Metric::Dtr,
+        };
+        let rule: Rule = match (rule, metric) {
+            (Some(_), Metric::Dtm | Metric::Dtr) => return Err(crate::no_rule_for(metric)),
+            (None, Metric::Dtm | Metric::Dtr) => Rule::None,
+            (Some(text), Metric::Dtz) => text.parse()?,
+            (None, Metric::Dtz) => Rule::FIFTY,
         };
         let shard = shard.map(parse_shard).transpose()?;
         let plans = materials

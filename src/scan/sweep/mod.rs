@@ -641,6 +641,8 @@ fn side_stats(acc: Acc, ctx: &Counting) -> Result<SideStats> {
             loss: hist(&acc.loss)?,
         },
         longest,
+        won_under: None,
+        lost_under: None,
         raw: ctx.plan.raw.then_some(raw),
     })
 }

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Times `solve --rule 50` of KRBvKR and KNNvKP from an empty cache, the
+# closure included (every smaller table is solved too), and prints the ratio
+# to the Syzygy generator measured in the same run.
+#
+# With --generator DIR (DIR holds `rtbgen` and `rtbgenp`, built by you from
+# https://github.com/syzygy1/tb; this script does not build them) the
+# generator is timed twice per material, each time rebuilding with
+# statistics (`-s`) on the same number of threads:
+#   table    the table alone, its sub-tables read from the tables dir (what
+#            the generator needs at the least);
+#   closure  the whole closure from nothing, in the solver's order, each
+#            table built from those built before it (the solver's task).
+# Every table the generator writes is checked against the official md5s.
+#
+# Options:
+#   --materials "A B"   other materials (default "KRBvKR KNNvKP")
+#   --threads N         worker threads for both (default: all)
+#   --generator DIR     time the Syzygy generator from DIR in this run
+#   --metrics "dtz ..." also time these metrics of the solver, as a ratio to
+#                       dtz in the same run (default "dtz")
+#
+# Tables: $FIFTYMOVE_TEST_TABLES, else data/syzygy. Build: release, in
+# $CARGO_TARGET_DIR if set.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+materials="KRBvKR KNNvKP"
+threads=()
+generator=""
+metrics="dtz"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --materials) materials="$2"; shift 2 ;;
+        --threads) threads=(--threads "$2"); shift 2 ;;
+        --generator) generator="$2"; shift 2 ;;
+        --metrics) metrics="$2"; shift 2 ;;
+        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+        *) echo "unknown option $1" >&2; exit 2 ;;
+    esac
+done
+tables="${FIFTYMOVE_TEST_TABLES:-data/syzygy}"
+abs_tables="$(cd "$tables" && pwd -P)"
+if [ -n "$generator" ]; then
+    generator="$(cd "$generator" && pwd -P)"
+    for prog in rtbgen rtbgenp; do
+        [ -x "$generator/$prog" ] || { echo "no executable $generator/$prog" >&2; exit 2; }
+    done
+fi
+
+cargo build --release --quiet
+bin="$(pwd)/${CARGO_TARGET_DIR:-target}/release/fiftymove"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+nthreads="${threads[1]:-$(nproc)}"
+
+# Seconds (with decimals) that a command takes; its stdout goes to $1.
+timed() {
+    local out="$1"; shift
+    local start end
+    start=$(date +%s.%N)
+    "$@" > "$out"
+    end=$(date +%s.%N)
+    echo "$end - $start" | bc -l
+}
+
+# Builds table $1 with the generator in dir $2 (sub-tables from $3) and
+# checks it against the official md5s; prints the seconds.
+generate() {
+    local m="$1" dir="$2" subs="$3" prog=rtbgen t ext want got
+    case "$m" in *P*) prog=rtbgenp ;; esac
+    t=$(cd "$dir" && RTBPATH="$subs" timed /dev/null "$generator/$prog" -t "$nthreads" -s "$m")
+    for ext in rtbw rtbz; do
+        want=$(awk -v f="$m.$ext" '$2 == f { print $1 }' data/syzygy-md5.txt)
+        got=$(md5sum "$dir/$m.$ext" | cut -d' ' -f1)
+        if [ "$want" != "$got" ]; then
+            echo "$m: the generator's $m.$ext differs from the official file" >&2
+            touch "$tmp/generator-mismatch"
+        fi
+    done
+    echo "$t"
+}
+
+fmt() { printf '%.2f' "$1"; }
+
+printf '%-8s %-6s %10s %14s %16s %16s %14s\n' material metric "solve s" "vs dtz" "generator table" "gen. closure s" "solve/closure"
+for m in $materials; do
+    t_dtz=""
+    for metric in $metrics; do
+        cache="$tmp/cache-$m-$metric"
+        mkdir -p "$cache"
+        rule=(--rule 50)
+        [ "$metric" = dtz ] || rule=()
+        t=$(timed "$tmp/$m.$metric.json" "$bin" --tables "$tables" "${threads[@]}" -q --json \
+            --cache-dir "$cache" solve "${rule[@]}" --metric "$metric" "$m")
+        rm -rf "$cache"
+        [ "$metric" = dtz ] && t_dtz="$t"
+        vs="-"
+        [ -n "$t_dtz" ] && vs="$(fmt "$(echo "$t / $t_dtz" | bc -l)")x"
+        gen_table="-"; gen_closure="-"; ratio="-"
+        if [ -n "$generator" ] && [ "$metric" = dtz ]; then
+            dir="$tmp/gen-$m"; mkdir -p "$dir"
+            g_table=$(generate "$m" "$dir" "$abs_tables")
+            rm -rf "$dir"; mkdir -p "$dir"
+            g_closure=0
+            # The closure in the solver's order (fewer pieces, then fewer
+            # pawns, first), each from the tables built before it.
+            for c in $("$bin" -q --json tables "$m" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+names = d["materials"][0]["closure"]
+print(" ".join(sorted(names, key=lambda n: (len(n) - 1, n.count("P"), n))))'); do
+                g=$(generate "$c" "$dir" "$dir")
+                g_closure=$(echo "$g_closure + $g" | bc -l)
+            done
+            rm -rf "$dir"
+            gen_table="$(fmt "$g_table")"
+            gen_closure="$(fmt "$g_closure")"
+            ratio="$(fmt "$(echo "100 * $t / $g_closure" | bc -l)")%"
+        fi
+        printf '%-8s %-6s %10s %14s %16s %16s %14s\n' "$m" "$metric" "$(fmt "$t")" "$vs" "$gen_table" "$gen_closure" "$ratio"
+    done
+done
+if [ -e "$tmp/generator-mismatch" ]; then
+    exit 1
+fi

@@ -1,0 +1,486 @@
+//! Depth by the rule (DTR, Haworth's term): for each won position the least
+//! rule, in plies, under which it is won, and for each lost one the DTR of
+//! the win it answers. The positions with DTR at most `2N` are exactly the
+//! wins under an `N`-move rule, so one table answers every rule.
+//!
+//! DTR is not a minimax over single plies: a quicker conversion can lead
+//! into an endgame that needs a longer rule than a slower one does (the
+//! flaw of the first formula, `max(dz, min dr)`, that Haworth later
+//! pointed out). It is a minimax over whole phases. Let `T_d(p)` be the
+//! smallest rule that the winner can make the rest of the game need while
+//! ending the current phase within `d` plies: the winner minimises over his
+//! moves, the loser maximises, a zeroing move costs the DTR of the position
+//! it leads to, and a checkmated position costs 0. Under a rule of `B`
+//! plies the winner wins exactly when `T_B(p) <= B`, so
+//!
+//! ```text
+//! DTR(p) = min { d : T_d(p) <= d }.
+//! ```
+//!
+//! `T_d` only falls as `d` grows, and it is computed the retrograde way,
+//! level by level: at level `d` a winner's position takes the value its
+//! loser's successors had at `d - 1` if that is smaller; a loser's position
+//! keeps a weighted count of its quiet moves whose successor is at its
+//! current maximum, and when that count reaches zero its maximum is worked
+//! out again from its moves. Each change at level `d` to a value `t` makes
+//! `max(d, t)` a candidate for the DTR, and the DTR is the smallest
+//! candidate. Which side wins comes first, from the slice solved without a
+//! rule.
+//!
+//! Memory: 8 bytes per position and side for the state (value, value one
+//! level before, level of the last change, count, kind), and 2 for the
+//! result.
+
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+
+use rayon::prelude::*;
+use shakmaty::Color;
+
+use super::{
+    board::Board,
+    geometry::{king_pairs, on_diagonal},
+    layout::{Layout, Squares, MAX_PIECES},
+    levels::{Levels, BLOCK},
+    retro::{side, stabiliser, Exits, SliceValues},
+    value::{self, Outcome, MAX_DEPTH, NONE},
+};
+use crate::error::{Error, Result};
+
+/// No bound yet.
+const INF: u16 = u16::MAX;
+/// The level of a state that has not changed.
+const NEVER: u16 = u16::MAX;
+
+const WINNER: u64 = 1 << 56;
+const LOSER: u64 = 2 << 56;
+const PINNED: u64 = 4 << 56;
+/// The change before the last was at the level before the last one's.
+const CHANGED_BEFORE: u64 = 8 << 56;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct State {
+    t: u16,
+    prev: u16,
+    level: u16,
+    count: u8,
+    flags: u64,
+}
+
+impl State {
+    #[inline]
+    fn unpack(x: u64) -> State {
+        State {
+            t: x as u16,
+            prev: (x >> 16) as u16,
+            level: (x >> 32) as u16,
+            count: (x >> 48) as u8,
+            flags: x & (0xFF << 56),
+        }
+    }
+
+    #[inline]
+    fn pack(self) -> u64 {
+        u64::from(self.t)
+            | u64::from(self.prev) << 16
+            | u64::from(self.level) << 32
+            | u64::from(self.count) << 48
+            | self.flags
+    }
+
+    fn winner(self) -> bool {
+        self.flags & WINNER != 0
+    }
+
+    fn loser(self) -> bool {
+        self.flags & LOSER != 0
+    }
+
+    /// The value at `level - 1`, read at `level`.
+    #[inline]
+    fn before(self, level: u16) -> u16 {
+        if self.level == level {
+            self.prev
+        } else {
+            self.t
+        }
+    }
+
+    /// Whether it changed at `level`, read at `level + 1` (when it may have
+    /// changed again).
+    #[inline]
+    fn changed_at(self, level: u16) -> bool {
+        self.level == level
+            || (self.level == level.wrapping_add(1) && self.flags & CHANGED_BEFORE != 0)
+    }
+
+    /// The state after a change to `t` at `level`.
+    #[inline]
+    fn change(self, t: u16, level: u16) -> State {
+        if self.level == level {
+            State { t, ..self }
+        } else {
+            let before = if self.level.wrapping_add(1) == level {
+                CHANGED_BEFORE
+            } else {
+                0
+            };
+            State {
+                t,
+                prev: self.t,
+                level,
+                flags: (self.flags & !CHANGED_BEFORE) | before,
+                ..self
+            }
+        }
+    }
+}
+
+/// Solves slice `slice` in DTR, given its values without a rule
+/// (`no_rule`), and `exits` that read the DTR of the tables zeroing moves
+/// lead to.
+///
+/// # Errors
+///
+/// [`Error::Other`] if a DTR exceeds what two bytes hold.
+pub(crate) fn solve_slice_dtr(
+    layout: &Layout,
+    slice: usize,
+    no_rule: &SliceValues,
+    exits: &dyn Exits,
+) -> Result<SliceValues> {
+    let blocks = layout.entries.div_ceil(BLOCK);
+    let s = Dtr {
+        layout,
+        slice,
+        exits,
+        state: [
+            (0..layout.entries).map(|_| AtomicU64::new(0)).collect(),
+            (0..layout.entries).map(|_| AtomicU64::new(0)).collect(),
+        ],
+        best: [
+            (0..layout.entries).map(|_| AtomicU16::new(INF)).collect(),
+            (0..layout.entries).map(|_| AtomicU16::new(INF)).collect(),
+        ],
+        changed: Levels::new(blocks, usize::from(MAX_DEPTH) + 2),
+        weight: if layout.has_pawns() { 1 } else { 2 },
+    };
+    (0..blocks)
+        .into_par_iter()
+        .for_each(|b| s.first_pass(b, no_rule));
+    let mut level: u16 = 1;
+    loop {
+        let blocks = s.changed.blocks(usize::from(level - 1));
+        // Winners' changes reach losers first, while the winners still hold
+        // their values of the level before; then losers' changes reach
+        // winners.
+        blocks
+            .par_iter()
+            .for_each(|&b| s.retract_block(b, level, true));
+        blocks
+            .par_iter()
+            .for_each(|&b| s.retract_block(b, level, false));
+        if s.changed.highest().is_none_or(|h| h < usize::from(level)) {
+            break;
+        }
+        if level >= MAX_DEPTH - 1 {
+            return Err(Error::Other(format!(
+                "solving {} in DTR: a depth beyond {MAX_DEPTH} plies",
+                layout.material
+            )));
+        }
+        level += 1;
+    }
+    let out = |side: usize| -> Vec<u16> {
+        (0..layout.entries)
+            .into_par_iter()
+            .map(|e| {
+                let v = no_rule[side][e];
+                match value::outcome(v) {
+                    None => NONE,
+                    Some(Outcome::Draw) => value::DRAW,
+                    Some(o) => {
+                        let r = s.best[side][e].load(Relaxed);
+                        debug_assert!(r != INF, "a decisive position without a DTR");
+                        value::solved(match o {
+                            Outcome::Win(_) => Outcome::Win(r),
+                            _ => Outcome::Loss(r),
+                        })
+                    }
+                }
+            })
+            .collect()
+    };
+    Ok([out(0), out(1)])
+}
+
+struct Dtr<'a> {
+    layout: &'a Layout,
+    slice: usize,
+    exits: &'a dyn Exits,
+    state: [Vec<AtomicU64>; 2],
+    best: [Vec<AtomicU16>; 2],
+    /// Blocks with positions whose value changed at each level.
+    changed: Levels,
+    weight: u16,
+}
+
+impl Dtr<'_> {
+    fn first_pass(&self, block: usize, no_rule: &SliceValues) {
+        let layout = self.layout;
+        let start = block * BLOCK;
+        let end = (start + BLOCK).min(layout.entries);
+        let mut sq: Squares = [0; MAX_PIECES];
+        for e in start..end {
+            if no_rule.iter().all(|v| {
+                !matches!(
+                    value::outcome(v[e]),
+                    Some(Outcome::Win(_) | Outcome::Loss(_))
+                )
+            }) {
+                continue;
+            }
+            layout.decode(self.slice, e, &mut sq);
+            let board = Board::new(layout, &sq);
+            for stm in Color::ALL {
+                let s = side(stm);
+                let o = value::outcome(no_rule[s][e]);
+                let mut quiet = 0u16;
+                let mut exit_best: Option<u16> = None;
+                let winner = matches!(o, Some(Outcome::Win(_)));
+                let state = match o {
+                    Some(Outcome::Loss(0)) => {
+                        // Checkmated: the game is over, no rule is needed.
+                        self.best[s][e].store(0, Relaxed);
+                        self.changed.insert(0, block);
+                        State {
+                            t: 0,
+                            prev: INF,
+                            level: 0,
+                            count: 0,
+                            flags: LOSER,
+                        }
+                    }
+                    Some(Outcome::Win(_) | Outcome::Loss(_)) => {
+                        board.moves(
+                            stm,
+                            |_, _| quiet += 1,
+                            |z| {
+                                let r = match self.exits.outcome(&board, stm, &z) {
+                                    Outcome::Win(r) if winner => r,
+                                    Outcome::Loss(r) if !winner => r,
+                                    _ => return,
+                                };
+                                exit_best = Some(match exit_best {
+                                    None => r,
+                                    Some(b) if winner => b.min(r),
+                                    Some(b) => b.max(r),
+                                });
+                            },
+                        );
+                        let flags = if winner { WINNER } else { LOSER };
+                        // A winner's zeroing move, and the zeroing moves of a
+                        // loser with no quiet move, end the phase at ply 1.
+                        match exit_best {
+                            Some(r) if winner || quiet == 0 => {
+                                self.best[s][e].store(r.max(1), Relaxed);
+                                self.changed.insert(1, block);
+                                State {
+                                    t: r,
+                                    prev: INF,
+                                    level: 1,
+                                    count: 0,
+                                    flags: if winner { flags } else { flags | PINNED },
+                                }
+                            }
+                            _ => State {
+                                t: INF,
+                                prev: INF,
+                                level: NEVER,
+                                count: (quiet * self.weight) as u8,
+                                flags,
+                            },
+                        }
+                    }
+                    _ => continue,
+                };
+                self.state[s][e].store(state.pack(), Relaxed);
+            }
+        }
+    }
+
+    /// Walks back from the positions of a block that changed at `level - 1`:
+    /// the winners' (to their losing predecessors) if `winners`, else the
+    /// losers' (to their winning predecessors).
+    fn retract_block(&self, block: usize, level: u16, winners: bool) {
+        let start = block * BLOCK;
+        let end = (start + BLOCK).min(self.layout.entries);
+        let mut sq: Squares = [0; MAX_PIECES];
+        for stm in Color::ALL {
+            for e in start..end {
+                let st = State::unpack(self.state[side(stm)][e].load(Relaxed));
+                if st.flags == 0 || st.winner() != winners || !st.changed_at(level - 1) {
+                    continue;
+                }
+                self.layout.decode(self.slice, e, &mut sq);
+                if winners {
+                    // Winners change only in the second half of a level, so
+                    // here the last change is the one at `level - 1`.
+                    self.winner_changed(e, &sq, stm, st.prev, st.t, level);
+                } else {
+                    self.loser_changed(e, &sq, stm, st.before(level), level);
+                }
+            }
+        }
+    }
+
+    /// The predecessors of the position `sq` (entry `e`) reached by a quiet
+    /// move of `!stm`, with the weight of each retraction.
+    fn predecessors(&self, e: usize, sq: &Squares, stm: Color, mut visit: impl FnMut(usize, u16)) {
+        let layout = self.layout;
+        let board = Board::new(layout, sq);
+        let n = layout.slots();
+        let pawnless = !layout.has_pawns();
+        let kings_on_diagonal = pawnless && on_diagonal(sq[0]) && on_diagonal(sq[1]);
+        let stab_q = if pawnless { stabiliser(&sq[..n]) } else { 1 };
+        let low_bits = 6 * (layout.movers - 2);
+        let low_mask = (1usize << low_bits) - 1;
+        board.retractions(!stm, |slot, from| {
+            let mut p = *sq;
+            p[slot] = from;
+            let pe = if pawnless && (slot < 2 || kings_on_diagonal) {
+                let pair = (slot < 2 && !(on_diagonal(p[0]) && on_diagonal(p[1])))
+                    .then(|| king_pairs().index(p[0], p[1]))
+                    .flatten();
+                match pair {
+                    Some(kk) => (kk << low_bits) | (e & low_mask),
+                    None => match layout.locate(&p) {
+                        Some((_, pe)) => pe,
+                        None => return,
+                    },
+                }
+            } else {
+                let shift = 6 * (layout.movers - 1 - slot);
+                e - ((sq[slot] as usize) << shift) + ((from as usize) << shift)
+            };
+            let weight = if pawnless {
+                self.weight * stabiliser(&p[..n]) / stab_q
+            } else {
+                self.weight
+            };
+            visit(pe, weight);
+        });
+    }
+
+    /// A winner's position went from `old` to `new` at `level - 1`: its
+    /// losing predecessors may lose their maximum.
+    fn winner_changed(&self, e: usize, sq: &Squares, stm: Color, old: u16, new: u16, level: u16) {
+        debug_assert!(new < old);
+        let mover = !stm;
+        let cells = &self.state[side(mover)];
+        self.predecessors(e, sq, stm, |pe, weight| {
+            let cell = &cells[pe];
+            let mut cur = cell.load(Relaxed);
+            loop {
+                let st = State::unpack(cur);
+                if !st.loser() || st.flags & PINNED != 0 || st.level == level || st.t != old {
+                    return;
+                }
+                let next = if st.count as u16 > weight {
+                    State {
+                        count: st.count - weight as u8,
+                        ..st
+                    }
+                } else {
+                    assert_eq!(
+                        st.count as u16, weight,
+                        "DTR counter of {} went below zero",
+                        self.layout.material
+                    );
+                    let (t, count, pinned) = self.maximum(pe, mover, level);
+                    let mut next = st.change(t, level);
+                    next.count = count;
+                    if pinned {
+                        next.flags |= PINNED;
+                    }
+                    next
+                };
+                match cell.compare_exchange_weak(cur, next.pack(), Relaxed, Relaxed) {
+                    Ok(_) => {
+                        if next.level == level && next.t < st.t {
+                            self.best[side(mover)][pe].fetch_min(next.t.max(level), Relaxed);
+                            self.changed.insert(usize::from(level), pe / BLOCK);
+                        }
+                        return;
+                    }
+                    Err(now) => cur = now,
+                }
+            }
+        });
+    }
+
+    /// A loser's position now has value `v` (it changed at `level - 1`):
+    /// its winning predecessors may take it.
+    fn loser_changed(&self, e: usize, sq: &Squares, stm: Color, v: u16, level: u16) {
+        let mover = !stm;
+        let cells = &self.state[side(mover)];
+        self.predecessors(e, sq, stm, |pe, _| {
+            let cell = &cells[pe];
+            let mut cur = cell.load(Relaxed);
+            loop {
+                let st = State::unpack(cur);
+                if !st.winner() || st.t <= v {
+                    return;
+                }
+                let next = st.change(v, level);
+                match cell.compare_exchange_weak(cur, next.pack(), Relaxed, Relaxed) {
+                    Ok(_) => {
+                        self.best[side(mover)][pe].fetch_min(v.max(level), Relaxed);
+                        self.changed.insert(usize::from(level), pe / BLOCK);
+                        return;
+                    }
+                    Err(now) => cur = now,
+                }
+            }
+        });
+    }
+
+    /// The maximum, at `level`, of the losing position `pe` (`mover` to
+    /// move) over its moves, the weighted count of quiet moves at it, and
+    /// whether a zeroing move pins it there.
+    fn maximum(&self, pe: usize, mover: Color, level: u16) -> (u16, u8, bool) {
+        let layout = self.layout;
+        let mut sq: Squares = [0; MAX_PIECES];
+        layout.decode(self.slice, pe, &mut sq);
+        let board = Board::new(layout, &sq);
+        let children = &self.state[side(!mover)];
+        let mut quiet: Vec<u16> = Vec::with_capacity(64);
+        let mut exit_max: Option<u16> = None;
+        board.moves(
+            mover,
+            |slot, to| {
+                let mut c = sq;
+                c[slot] = to;
+                let ce = match layout.locate(&c) {
+                    Some((_, ce)) => ce,
+                    None => unreachable!("a legal move leads to a position"),
+                };
+                quiet.push(State::unpack(children[ce].load(Relaxed)).before(level));
+            },
+            |z| {
+                if let Outcome::Loss(r) = self.exits.outcome(&board, mover, &z) {
+                    exit_max = Some(exit_max.map_or(r, |m| m.max(r)));
+                }
+            },
+        );
+        let top = quiet.iter().copied().max();
+        match (top, exit_max) {
+            (Some(t), Some(x)) if x >= t => (x, 0, true),
+            (Some(t), _) => {
+                let count = quiet.iter().filter(|&&v| v == t).count() as u16 * self.weight;
+                (t, count as u8, false)
+            }
+            (None, Some(x)) => (x, 0, true),
+            (None, None) => unreachable!("a lost position has a move"),
+        }
+    }
+}

@@ -196,3 +196,36 @@ fn small_positions_analysed_by_hand() {
     assert_eq!(value(&one, p), (Wdl::BlessedLoss, -4));
     assert_eq!(value(&fifty, p), (Wdl::Loss, -4));
 }
+
+/// A position whose DTR differs from the longest phase of its DTZ-optimal
+/// line. White mates at once with 1.Qf7# (the king on g6 guards g7 and
+/// f7; the queen covers e8, g8 and e7; the rook on a2 can neither take on
+/// f7 nor block next to the king), so its DTR is 1 ply: no phase is
+/// longer. 1.Qxa2, taking the rook, also zeroes in one ply, and the
+/// DTZ-optimal line takes it (the tie of two one-ply moves goes to the
+/// first in UCI order, a7a2): then King and Queen against King still need
+/// a phase of at least two plies, since Black, not mated, moves first.
+#[test]
+fn dtr_differs_from_the_dtz_lines_longest_phase() {
+    let cache = tempfile::tempdir().unwrap();
+    let solver = solver(cache.path());
+    let fen = "5k2/Q7/6K1/8/8/8/r7/8 w - - 0 1";
+    let dtr = Positions::new(&solver, Rule::None, Metric::Dtr, &NoProgress).unwrap();
+    assert_eq!(value(&dtr, fen), (Wdl::Win, 1));
+    let line = fiftymove::best_line(&prober(), &parse_fen(fen).unwrap()).unwrap();
+    assert_eq!(line.plies[0].san, "Qxa2");
+    assert_eq!(line.phases[0].plies, 1);
+    let longest = line.phases.iter().map(|p| p.plies).max().unwrap();
+    assert!(longest >= 2, "{longest}");
+    // And after the capture, the loss answers a win that needs a rule of
+    // that longer phase.
+    let mut after = parse_fen(fen).unwrap();
+    let capture = after
+        .legal_moves()
+        .into_iter()
+        .find(|m| m.is_capture())
+        .unwrap();
+    after.play_unchecked(capture);
+    let v = dtr.value(&after).unwrap();
+    assert_eq!((v.wdl, -v.depth as u32), (Wdl::Loss, line.phases[1].plies));
+}

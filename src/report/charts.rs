@@ -1,10 +1,11 @@
-//! DTZ histograms as SVG, drawn with plotters' SVG backend.
+//! Charts as SVG, drawn with plotters' SVG backend: DTZ and DTM
+//! histograms, and the wins each move-limit rule cuts short (from DTR).
 
 use plotters::prelude::*;
 
 use crate::{
     error::{Error, Result},
-    scan::Histogram,
+    scan::{Histogram, RULES_COUNTED},
 };
 
 /// Which histogram of a side to move.
@@ -14,6 +15,10 @@ pub enum HistKind {
     Win,
     /// Losses and blessed losses of the side to move.
     Loss,
+    /// Wins of the side to move by depth to mate.
+    MateWin,
+    /// Losses of the side to move by depth to mate.
+    MateLoss,
 }
 
 fn plot_err(e: impl std::fmt::Display) -> Error {
@@ -31,11 +36,12 @@ fn plot_err(e: impl std::fmt::Display) -> Error {
 ///
 /// [`Error::Other`] if plotters fails.
 pub fn histogram_svg(h: &Histogram, title: &str, kind: HistKind) -> Result<String> {
+    let mate = matches!(kind, HistKind::MateWin | HistKind::MateLoss);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (720, 300)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
-        let max_x = h.max().unwrap_or(0).max(160) + 5;
+        let max_x = h.max().unwrap_or(0).max(if mate { 20 } else { 160 }) + 5;
         let max_y = h.bins().map(|(_, n)| n).max().unwrap_or(1).max(1) as f64;
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 18))
@@ -50,7 +56,7 @@ pub fn histogram_svg(h: &Histogram, title: &str, kind: HistKind) -> Result<Strin
         chart
             .configure_mesh()
             .disable_x_mesh()
-            .x_desc("DTZ (plies)")
+            .x_desc(if mate { "DTM (plies)" } else { "DTZ (plies)" })
             .y_desc("positions (log scale)")
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| {
@@ -75,9 +81,13 @@ pub fn histogram_svg(h: &Histogram, title: &str, kind: HistKind) -> Result<Strin
                 "loss",
                 "blessed loss (> 100 plies)",
             ),
+            // Mate distances know no rule: one colour.
+            HistKind::MateWin => (RGBColor(46, 110, 180), RGBColor(46, 110, 180), "mate", ""),
+            HistKind::MateLoss => (RGBColor(180, 50, 50), RGBColor(180, 50, 50), "mated", ""),
         };
+        let split = if mate { u32::MAX } else { 100 };
         chart
-            .draw_series(h.bins().filter(|(d, _)| *d <= 100).map(|(d, n)| {
+            .draw_series(h.bins().filter(|(d, _)| *d <= split).map(|(d, n)| {
                 Rectangle::new(
                     [(f64::from(d) - 0.45, 0.5), (f64::from(d) + 0.45, n as f64)],
                     plain.filled(),
@@ -86,24 +96,29 @@ pub fn histogram_svg(h: &Histogram, title: &str, kind: HistKind) -> Result<Strin
             .map_err(plot_err)?
             .label(plain_label)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], plain.filled()));
-        chart
-            .draw_series(h.bins().filter(|(d, _)| *d > 100).map(|(d, n)| {
-                Rectangle::new(
-                    [(f64::from(d) - 0.45, 0.5), (f64::from(d) + 0.45, n as f64)],
-                    cursed.filled(),
-                )
-            }))
-            .map_err(plot_err)?
-            .label(cursed_label)
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], cursed.filled()));
-        for (plies, label, style) in [
+        if !mate {
+            chart
+                .draw_series(h.bins().filter(|(d, _)| *d > split).map(|(d, n)| {
+                    Rectangle::new(
+                        [(f64::from(d) - 0.45, 0.5), (f64::from(d) + 0.45, n as f64)],
+                        cursed.filled(),
+                    )
+                }))
+                .map_err(plot_err)?
+                .label(cursed_label)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 10, y + 5)], cursed.filled())
+                });
+        }
+        let lines: &[(f64, &str, ShapeStyle)] = &[
             (100.0, "50-move rule: 100 plies", BLACK.stroke_width(2)),
             (
                 150.0,
                 "75-move rule: 150 plies",
                 RGBColor(120, 120, 120).stroke_width(2),
             ),
-        ] {
+        ];
+        for &(plies, label, style) in if mate { &[][..] } else { lines } {
             chart
                 .draw_series(LineSeries::new(
                     vec![(plies, 0.5), (plies, max_y * 2.0)],
@@ -111,6 +126,89 @@ pub fn histogram_svg(h: &Histogram, title: &str, kind: HistKind) -> Result<Strin
                 ))
                 .map_err(plot_err)?
                 .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 12, y)], style));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 12))
+            .draw()
+            .map_err(plot_err)?;
+        root.present().map_err(plot_err)?;
+    }
+    Ok(svg)
+}
+
+/// The wins that an `N`-move rule cuts short, for every `N`, from a DTR
+/// histogram of wins (`wins` positions in all): the wins whose DTR exceeds
+/// `2N` plies. The 50-, 75- and 100-move allowances are marked.
+///
+/// # Errors
+///
+/// [`Error::Other`] if plotters fails.
+pub fn wins_lost_svg(dtr: &Histogram, wins: u64, title: &str) -> Result<String> {
+    let max_n = dtr.max().unwrap_or(0).div_ceil(2).max(110) + 5;
+    let lost: Vec<(f64, f64)> = (1..=max_n)
+        .map(|n| {
+            let within: u64 = dtr
+                .bins()
+                .filter(|(p, _)| *p <= 2 * n)
+                .map(|(_, c)| c)
+                .sum();
+            (f64::from(n), (wins - within) as f64)
+        })
+        .collect();
+    let max_y = lost.iter().map(|(_, y)| *y).fold(1.0, f64::max);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (720, 300)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0f64..f64::from(max_n), (0.5f64..max_y * 2.0).log_scale())
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_desc("N of an N-move rule (moves)")
+            .y_desc("wins cut short (log scale)")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| {
+                if *y >= 1.0 {
+                    format!("{y:.0}")
+                } else {
+                    String::new()
+                }
+            })
+            .draw()
+            .map_err(plot_err)?;
+        let blue = RGBColor(46, 110, 180);
+        // Where no win is cut short the count is 0, below the log axis: the
+        // curve stops there.
+        chart
+            .draw_series(LineSeries::new(
+                lost.iter().copied().filter(|(_, y)| *y >= 1.0),
+                blue.stroke_width(2),
+            ))
+            .map_err(plot_err)?
+            .label("wins whose DTR exceeds 2N plies")
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 12, y)], blue.stroke_width(2))
+            });
+        for n in RULES_COUNTED.iter().filter(|n| **n != 66) {
+            let style = BLACK.stroke_width(1);
+            chart
+                .draw_series(LineSeries::new(
+                    vec![(f64::from(*n), 0.5), (f64::from(*n), max_y * 2.0)],
+                    style,
+                ))
+                .map_err(plot_err)?
+                .label(format!("{n}-move rule"))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 12, y)], style));
         }
         chart

@@ -89,7 +89,7 @@ pub fn html(input: &ReportInput) -> Result<String> {
             );
         }
         h.push_str("</table><h3>DTZ histograms</h3><div class=\"charts\">");
-        for (_, title, svg) in charts(s)? {
+        for (_, title, svg) in charts(input, s)? {
             let _ = write!(
                 h,
                 "<div role=\"img\" aria-label=\"{}\">{}</div>",

@@ -46,7 +46,7 @@ The cursed share is (cursed wins + blessed losses) / (all wins and losses) of th
             );
         }
         md.push('\n');
-        for (file, title, _) in charts(s)? {
+        for (file, title, _) in charts(input, s)? {
             let _ = writeln!(md, "![{title}]({file})\n");
         }
         let _ = writeln!(md, "### Longest positions\n");

@@ -13,7 +13,7 @@ mod html;
 mod markdown;
 
 pub use self::board::{board_html, board_text};
-pub use self::charts::{histogram_svg, inline_svg, HistKind};
+pub use self::charts::{histogram_svg, inline_svg, wins_lost_svg, HistKind};
 pub use self::html::html;
 pub use self::markdown::markdown;
 
@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::Color;
 
 use crate::{
+    chess::rule::Metric,
     claims::records::LongestWin,
     claims::{human_bytes, pct, ClaimResult, Verdict},
     error::{Error, Result},
@@ -45,6 +46,9 @@ pub struct ReportInput {
     pub longest: Vec<LongestWin>,
     /// The verdicts of the claims about these endgames.
     pub claims: Vec<ClaimResult>,
+    /// The solver's DTM and DTR documents of these endgames, if made.
+    #[serde(default)]
+    pub solved: Vec<ScanStats>,
 }
 
 fn color_word(c: Color) -> &'static str {
@@ -94,26 +98,73 @@ fn longest_entries(s: &SideStats) -> Vec<(&'static str, &LongestEntry)> {
     .collect()
 }
 
-/// The charts of one endgame: (file name, title, SVG).
-fn charts(s: &ScanStats) -> Result<Vec<(String, String, String)>> {
+/// The charts of one endgame: (file name, title, SVG): its DTZ histograms,
+/// then, where the solver's documents are there, its DTM histograms and
+/// the wins each rule cuts short.
+fn charts(input: &ReportInput, s: &ScanStats) -> Result<Vec<(String, String, String)>> {
     let mut out = Vec::new();
-    for c in Color::ALL {
-        let side = s.side(c);
-        for (kind, h, word) in [
-            (HistKind::Win, &side.dtz.win, "wins"),
-            (HistKind::Loss, &side.dtz.loss, "losses"),
-        ] {
-            if h.total() == 0 {
+    let solved = |metric: Metric| {
+        input
+            .solved
+            .iter()
+            .find(|d| d.material == s.material && d.metric == Some(metric))
+    };
+    let mut docs = vec![(s, "DTZ", HistKind::Win, HistKind::Loss)];
+    if let Some(d) = solved(Metric::Dtm) {
+        docs.push((d, "DTM", HistKind::MateWin, HistKind::MateLoss));
+    }
+    for (doc, metric, win_kind, loss_kind) in docs {
+        for c in Color::ALL {
+            let side = doc.side(c);
+            for (kind, h, word) in [
+                (win_kind, &side.dtz.win, "wins"),
+                (loss_kind, &side.dtz.loss, "losses"),
+            ] {
+                if h.total() == 0 {
+                    continue;
+                }
+                let title = format!(
+                    "{}: {} to move, {} by {metric}",
+                    s.material,
+                    color_word(c),
+                    word
+                );
+                let file = format!(
+                    "{}-{}-{}{}.svg",
+                    slug(&s.material),
+                    color_word(c).to_lowercase(),
+                    word,
+                    if metric == "DTZ" {
+                        String::new()
+                    } else {
+                        format!("-{}", metric.to_lowercase())
+                    }
+                );
+                out.push((file, title.clone(), histogram_svg(h, &title, kind)?));
+            }
+        }
+    }
+    if let Some(d) = solved(Metric::Dtr) {
+        for c in Color::ALL {
+            let side = d.side(c);
+            if side.wdl.win == 0 {
                 continue;
             }
-            let title = format!("{}: {} to move, {} by DTZ", s.material, color_word(c), word);
-            let file = format!(
-                "{}-{}-{}.svg",
-                slug(&s.material),
-                color_word(c).to_lowercase(),
-                word
+            let title = format!(
+                "{}: {} to move, wins cut short by an N-move rule",
+                s.material,
+                color_word(c)
             );
-            out.push((file, title.clone(), histogram_svg(h, &title, kind)?));
+            let file = format!(
+                "{}-{}-wins-lost.svg",
+                slug(&s.material),
+                color_word(c).to_lowercase()
+            );
+            out.push((
+                file,
+                title.clone(),
+                wins_lost_svg(&side.dtz.win, side.wdl.win, &title)?,
+            ));
         }
     }
     Ok(out)
@@ -173,7 +224,7 @@ pub fn write_report(dir: &Path, input: &ReportInput) -> Result<Vec<PathBuf>> {
     })?;
     let mut written = Vec::new();
     for s in &input.stats {
-        for (file, _, svg) in charts(s)? {
+        for (file, _, svg) in charts(input, s)? {
             let path = dir.join(file);
             write_atomically(&path, svg.as_bytes())?;
             written.push(path);

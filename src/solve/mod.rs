@@ -41,6 +41,8 @@ mod positions;
 mod retro;
 mod stats;
 mod table;
+#[cfg(test)]
+mod tests;
 mod value;
 
 use std::{collections::HashMap, sync::Arc};

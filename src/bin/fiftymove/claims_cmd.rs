@@ -19,11 +19,12 @@ use fiftymove::{
     scan::merge::{read_text, read_whole_results},
     scan::probe::ScanPlan,
     scan::ScanStats,
+    solve::{Cache, Metric, Rule, SolvePlan, Solver},
     tables::Inventory,
     Error,
 };
 
-use super::{progress_bar, render, render_claims, Global, RunResult};
+use super::{progress_bar, render, render_claims, scan_cmd::SolveBar, Global, RunResult};
 
 /// The scan engine behind `claims`, `records` and `report`, with a
 /// progress bar per scan.
@@ -194,7 +195,10 @@ pub fn cmd_report(
     out: &mut impl Write,
 ) -> RunResult {
     let inv = global.inventory()?;
-    let saved = read_whole_results(from)?;
+    // Saved solver documents in DTM or DTR go beside the scans.
+    let (mut solved, saved): (Vec<ScanStats>, Vec<ScanStats>) = read_whole_results(from)?
+        .into_iter()
+        .partition(|s| matches!(s.metric, Some(Metric::Dtm | Metric::Dtr)));
     let parsed: Vec<Material> = if saved.is_empty() {
         materials
             .iter()
@@ -241,6 +245,32 @@ pub fn cmd_report(
         engine.set_purpose(&c.id);
         input.claims.push(verifier.verify(c)?);
     }
+    // DTM and DTR from the solver, for the materials it takes (cached after
+    // the first time).
+    let solver = Solver::new(global.cache.clone().map(Cache::new), global.memory);
+    let bar = SolveBar::new(global);
+    for m in &parsed {
+        if m.piece_count() > fiftymove::solve::MAX_SOLVE_PIECES {
+            continue;
+        }
+        for metric in [Metric::Dtm, Metric::Dtr] {
+            let have = solved
+                .iter()
+                .any(|s| s.material == m.to_string() && s.metric == Some(metric));
+            if !have {
+                let plan = SolvePlan {
+                    material: *m,
+                    rule: Rule::None,
+                    metric,
+                    shard: None,
+                    raw: false,
+                };
+                solved.push(solver.stats(&plan, &bar)?);
+            }
+        }
+    }
+    bar.finish();
+    input.solved = solved;
     let written = write_report(dir, &input)?;
     if global.json {
         let paths: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();

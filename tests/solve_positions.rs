@@ -58,11 +58,10 @@ fn probed(prober: &Prober, pos: &Chess) -> (Wdl, i32) {
     (prober.wdl(pos).unwrap(), prober.dtz(pos).unwrap())
 }
 
-/// 210,000 random positions of all 35 3- and 4-piece tables (6,000 each,
-/// with and without pawns): `solve --rule 50` gives the probe engine's WDL
+/// `per_table` random positions of each of the 35 3- and 4-piece tables
+/// (with and without pawns): `solve --rule 50` gives the probe engine's WDL
 /// and exact DTZ for every one.
-#[test]
-fn random_positions_agree_with_the_probe_engine() {
+fn random_positions_agree(per_table: usize, seed: u64) {
     let cache = tempfile::tempdir().unwrap();
     let solver = solver(cache.path());
     let positions = Positions::new(&solver, Rule::FIFTY, Metric::Dtz, &NoProgress).unwrap();
@@ -72,13 +71,13 @@ fn random_positions_agree_with_the_probe_engine() {
         .into_iter()
         .map(|g| g.material)
         .collect();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(2026);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let mut compared = 0;
     let mut decisive = 0;
     for name in &names {
         let material: Material = name.parse().unwrap();
         positions.prepare(&material).unwrap();
-        for _ in 0..6000 {
+        for _ in 0..per_table {
             let pos = random_position(&mut rng, &material);
             let v = positions.value(&pos).unwrap();
             let (wdl, dtz) = probed(&prober, &pos);
@@ -87,8 +86,22 @@ fn random_positions_agree_with_the_probe_engine() {
             decisive += usize::from(dtz != 0);
         }
     }
-    assert_eq!(compared, 210_000);
-    assert!(decisive > 100_000, "{decisive}");
+    assert_eq!(compared, 35 * per_table);
+    // At least 10 in 21 are decisive (100,000 of 210,000 before the split).
+    assert!(21 * decisive > 10 * compared, "{decisive} of {compared}");
+}
+
+/// 35,000 positions in CI (the probe engine's side takes most of the time).
+#[test]
+fn random_positions_agree_with_the_probe_engine() {
+    random_positions_agree(1000, 2026);
+}
+
+/// On demand: 210,000 positions (6,000 a table, about ten minutes).
+#[test]
+#[ignore]
+fn random_positions_agree_with_the_probe_engine_210000() {
+    random_positions_agree(6000, 2026);
 }
 
 /// Positions with an en-passant right (after a double step) take the

@@ -189,7 +189,33 @@ impl Material {
         }
     }
 
-    /// Materials one capture or one promotion away (not including itself).
+    /// Materials one capture away (not normalised).
+    pub fn captures(&self) -> Vec<Material> {
+        let mut out = Vec::new();
+        for color in Color::ALL {
+            for role in &ROLE_ORDER[1..] {
+                if self.side(color).count(*role) > 0 {
+                    let mut m = *self;
+                    m.side_mut(color).add(*role, -1);
+                    out.push(m);
+                }
+            }
+        }
+        out
+    }
+
+    /// Materials one move away: one capture, one promotion or one
+    /// capturing promotion (not including itself), normalised, without
+    /// repeats. These are the tables a solve of this material reads.
+    pub fn children(&self) -> Vec<Material> {
+        let mut out: Vec<Material> = self.successors().iter().map(Material::normalized).collect();
+        out.sort_by_key(Material::table_name);
+        out.dedup();
+        out
+    }
+
+    /// Materials one capture, promotion or capturing promotion away (not
+    /// including itself).
     fn successors(&self) -> Vec<Material> {
         let mut out = Vec::new();
         for color in Color::ALL {
@@ -208,6 +234,15 @@ impl Material {
                         m.side_mut(color).add(Role::Pawn, -1);
                         m.side_mut(color).add(promo, 1);
                         out.push(m);
+                        // Promotion with a capture of an enemy piece (not a
+                        // pawn: none stands on the last rank).
+                        for victim in &ROLE_ORDER[1..] {
+                            if *victim != Role::Pawn && self.side(!color).count(*victim) > 0 {
+                                let mut c = m;
+                                c.side_mut(!color).add(*victim, -1);
+                                out.push(c);
+                            }
+                        }
                     }
                 }
             }

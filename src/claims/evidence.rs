@@ -5,6 +5,7 @@ use std::{collections::BTreeMap, fmt};
 use serde::{Deserialize, Serialize};
 
 use super::catalog::Metric;
+use crate::chess::rule::Metric as SolveMetric;
 use crate::{
     chess::wdl::Wdl,
     probe::line::{Line, Phase},
@@ -104,8 +105,11 @@ pub struct Witness {
     pub side_to_move: String,
     /// Its WDL for the side to move.
     pub wdl: Wdl,
-    /// Its exact DTZ magnitude in plies.
+    /// Its exact depth in plies: DTZ, or the DTR or DTM `metric` names.
     pub dtz: u32,
+    /// The metric of `dtz` when it is not DTZ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<SolveMetric>,
     /// The length of its first phase in plies, read from the line.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phase_plies: Option<u32>,
@@ -150,6 +154,15 @@ pub struct SideEvidence {
     /// The limit in plies that `over_limit` counts against.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit_plies: Option<u32>,
+    /// Wins within the limit (by DTR: exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within_limit: Option<u64>,
+    /// The longest DTR in plies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub longest_dtr: Option<u32>,
+    /// The longest DTM in plies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub longest_dtm: Option<u32>,
 }
 
 /// The evidence behind a verdict.
@@ -163,6 +176,9 @@ pub struct Evidence {
     /// Which positions were examined.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// Which engine decided: the Syzygy tables or fiftymove's solver.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
     /// The number the claim states, in moves.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claimed_moves: Option<u32>,

@@ -61,7 +61,12 @@ fn in_front(sq: Square, color: Color) -> Option<Square> {
 impl Filter {
     /// Whether `pos` meets the condition.
     pub fn matches(&self, pos: &Chess) -> bool {
-        let board = pos.board();
+        self.matches_board(pos.board())
+    }
+
+    /// Whether a placement meets the condition (the conditions look at the
+    /// pieces only, not at whose move it is).
+    pub fn matches_board(&self, board: &shakmaty::Board) -> bool {
         match self {
             Filter::PawnOnRelativeRank(rank) => board.pawns().into_iter().any(|sq| {
                 board
@@ -118,6 +123,20 @@ impl Filter {
                     bishops.count() != 2 || (bishops & Bitboard::DARK_SQUARES).count() == 1
                 })
             }
+        }
+    }
+
+    /// The squares of pawns this condition freezes, in the material as the
+    /// claim writes it (the rook side White): the 1982 KRP v KBP set-up
+    /// blocks the pawns on a2 and a3 (its h2/h3 form is the same slice
+    /// under the a-h mirror, and its colours reversed the same positions
+    /// with colours swapped). `None` for the other conditions.
+    pub fn frozen_pawns(&self) -> Option<Vec<(Color, Square)>> {
+        match self {
+            Filter::KrpKbpA2A3(true) => {
+                Some(vec![(Color::White, Square::A2), (Color::Black, Square::A3)])
+            }
+            _ => None,
         }
     }
 

@@ -15,6 +15,7 @@ mod catalog;
 mod evidence;
 mod filter;
 pub mod records;
+mod source;
 mod verifier;
 
 pub use self::catalog::{
@@ -22,4 +23,5 @@ pub use self::catalog::{
 };
 pub use self::evidence::{ClaimResult, Evidence, LineSummary, SideEvidence, Verdict, Witness};
 pub use self::filter::Filter;
-pub use self::verifier::{human_bytes, official_sizes, pct, StatsSource, Verifier};
+pub use self::source::{Engine, Hooks, Quiet, Request, Sourced, Sources, StatsCache, SWEEP_UNITS};
+pub use self::verifier::{human_bytes, official_sizes, pct, Verifier};

@@ -31,6 +31,7 @@ use std::{
 
 use shakmaty::{Chess, Color, Position};
 
+use super::source::{Engine, Request, Sourced, Sources};
 use super::{
     catalog::{position_after, Check, Claim, GeneralOutcome, Metric},
     evidence::{ClaimResult, Evidence, LineSummary, SideEvidence, Verdict, Witness},
@@ -39,13 +40,15 @@ use super::{
 use crate::{
     chess::material::Material,
     chess::position::{fen_of, parse_fen},
+    chess::rule::{Metric as SolveMetric, Rule},
     chess::wdl::Wdl,
     error::{Error, Result},
+    probe::line::best_line_with,
     probe::line::{best_line, Line},
     probe::Prober,
     scan::enumerate::Enumerator,
-    scan::probe::ScanPlan,
     scan::{Histogram, LongestEntry, ScanStats, SideStats},
+    solve::{Positions, MAX_SOLVE_PIECES},
     tables::checksums,
     tables::Inventory,
 };
@@ -53,35 +56,24 @@ use crate::{
 /// Plies after which the 50-move rule allows a claim.
 const FIFTY_MOVE_PLIES: u32 = 100;
 
-/// Computes scan statistics for a plan: the seam between the verifier and
-/// the scan engine.
-pub trait StatsSource {
-    /// The statistics of `plan` (never sharded here).
-    ///
-    /// # Errors
-    ///
-    /// Table errors from the engine.
-    fn stats(&self, plan: &ScanPlan) -> Result<ScanStats>;
-}
-
-impl<F: Fn(&ScanPlan) -> Result<ScanStats>> StatsSource for F {
-    fn stats(&self, plan: &ScanPlan) -> Result<ScanStats> {
-        self(plan)
-    }
-}
-
-/// Checks claims against the tables, caching each scan (material and
-/// filter) for the run, so several claims on one table scan it once.
+/// Checks claims against the tables and the solver, fetching each document
+/// (material, filter, metric) once, from the cache when it is there.
 pub struct Verifier<'a> {
     inventory: &'a Inventory,
     prober: &'a Prober,
-    source: &'a dyn StatsSource,
-    scans: HashMap<String, ScanStats>,
+    sources: &'a Sources<'a>,
+    scans: HashMap<String, Sourced>,
     lines: HashMap<String, Line>,
+    /// The solver's answers for single positions, by rule and metric.
+    positions: HashMap<(Rule, SolveMetric), Positions<'a>>,
 }
 
-fn scan_key(material: &Material, filter: Option<&Filter>) -> String {
-    format!("{material}|{}", filter.map(Filter::key).unwrap_or_default())
+fn scan_key(material: &Material, filter: Option<&Filter>, metric: SolveMetric) -> String {
+    format!(
+        "{material}|{}|{}",
+        filter.map(Filter::key).unwrap_or_default(),
+        metric.as_str()
+    )
 }
 
 /// The official sizes of `files` (0 where unknown).
@@ -193,14 +185,28 @@ impl<'a> Verifier<'a> {
     pub fn new(
         inventory: &'a Inventory,
         prober: &'a Prober,
-        source: &'a dyn StatsSource,
+        sources: &'a Sources<'a>,
     ) -> Verifier<'a> {
         Verifier {
             inventory,
             prober,
-            source,
+            sources,
             scans: HashMap::new(),
             lines: HashMap::new(),
+            positions: HashMap::new(),
+        }
+    }
+
+    /// Announces the documents `claims` need, so that those of one material
+    /// are made together (one sweep or one solve for all their filters).
+    pub fn want(sources: &mut Sources<'_>, claims: &[&Claim]) {
+        for c in claims {
+            let Ok(Some(material)) = c.material() else {
+                continue;
+            };
+            if let Some(r) = request_for(c, material) {
+                sources.want(r);
+            }
         }
     }
 
@@ -218,7 +224,14 @@ impl<'a> Verifier<'a> {
             });
         }
         let m: Material = stats.material.parse()?;
-        self.scans.insert(scan_key(&m, None), stats);
+        let metric = stats.metric.unwrap_or(SolveMetric::Dtz);
+        let engine = if stats.engine.is_some() {
+            Engine::Solve
+        } else {
+            Engine::Sweep
+        };
+        self.scans
+            .insert(scan_key(&m, None, metric), Sourced { stats, engine });
         Ok(())
     }
 
@@ -232,18 +245,51 @@ impl<'a> Verifier<'a> {
     }
 
     fn scan(&mut self, material: &Material, filter: Option<&Filter>) -> Result<&ScanStats> {
-        let key = scan_key(material, filter);
+        Ok(&self.doc(material, filter, SolveMetric::Dtz)?.stats)
+    }
+
+    /// The document of `material` (positions by `filter`) in `metric`.
+    fn doc(
+        &mut self,
+        material: &Material,
+        filter: Option<&Filter>,
+        metric: SolveMetric,
+    ) -> Result<&Sourced> {
+        let key = scan_key(material, filter, metric);
         if !self.scans.contains_key(&key) {
-            let plan = ScanPlan {
+            let doc = self.sources.fetch(&Request {
                 material: *material,
-                shard: None,
-                raw: false,
-                filter: filter.map(Filter::to_position_filter),
-            };
-            let stats = self.source.stats(&plan)?;
-            self.scans.insert(key.clone(), stats);
+                filter: filter.cloned(),
+                metric,
+            })?;
+            self.scans.insert(key.clone(), doc);
         }
         Ok(&self.scans[&key])
+    }
+
+    /// The solver's answers under `rule` and `metric`.
+    fn positions(&mut self, rule: Rule, metric: SolveMetric) -> Result<&Positions<'a>> {
+        if !self.positions.contains_key(&(rule, metric)) {
+            let p = Positions::new(
+                self.sources.solver(),
+                rule,
+                metric,
+                self.sources.hooks().solve(),
+            )?;
+            self.positions.insert((rule, metric), p);
+        }
+        Ok(&self.positions[&(rule, metric)])
+    }
+
+    /// The line of `fen` played by the solver under `rule` in `metric`.
+    fn solver_line(&mut self, fen: &str, rule: Rule, metric: SolveMetric) -> Result<Line> {
+        let pos = parse_fen(fen)?;
+        let material = Material::from_board(pos.board())?;
+        let positions = self.positions(rule, metric)?;
+        if material.has_table() {
+            positions.prepare(&material)?;
+        }
+        best_line_with(positions, &pos, positions.rule(), metric)
     }
 
     /// The best-play line from a FEN, cached.
@@ -254,7 +300,13 @@ impl<'a> Verifier<'a> {
     pub fn line(&mut self, fen: &str) -> Result<&Line> {
         if !self.lines.contains_key(fen) {
             let pos = parse_fen(fen)?;
-            let line = best_line(self.prober, &pos)?;
+            let material = Material::from_board(pos.board())?;
+            // Without the tables, the solver plays the same line.
+            let line = if !material.has_table() || self.sources.has_tables(&material) {
+                best_line(self.prober, &pos)?
+            } else {
+                self.solver_line(fen, Rule::FIFTY, SolveMetric::Dtz)?
+            };
             self.lines.insert(fen.to_owned(), line);
         }
         Ok(&self.lines[fen])
@@ -344,8 +396,11 @@ impl<'a> Verifier<'a> {
             material.side(winner),
             color_name(shown_color)
         ));
-        if claim.metric == Metric::Dtm {
-            ev.summary = "Syzygy tables hold no distance to mate (DTM); they store WDL and DTZ, so no Syzygy table can confirm or refute a DTM figure".into();
+        let solvable = super::source::solvable(&material, claim.filter.as_ref());
+        if claim.metric == Metric::Dtm && !solvable {
+            ev.summary = format!(
+                "Syzygy tables hold no distance to mate (DTM), and fiftymove's solver, which computes it, takes at most {MAX_SOLVE_PIECES} pieces"
+            );
             result.evidence = ev;
             return Ok(result);
         }
@@ -355,6 +410,36 @@ impl<'a> Verifier<'a> {
             return Ok(result);
         }
         let mut missing = self.missing_for(claim)?;
+        // Without the tables the solver decides what it can: materials of
+        // up to five pieces.
+        let by_solver = !missing.is_empty()
+            && solvable
+            && !matches!(
+                claim.check,
+                Check::PositionConverts { .. } | Check::PositionWins { .. }
+            );
+        let deferred =
+            by_solver && request_for(claim, material).is_some_and(|r| self.sources.defers(&r));
+        if deferred {
+            let closure = crate::solve::frozen_closure(&material);
+            let fives = closure.iter().filter(|m| m.piece_count() == 5).count();
+            ev.summary = format!(
+                "the Syzygy tables of {material} are not all present, and the solver decides this claim only with a solve of its slice of frozen pawns, whose captures lead to {} materials ({fives} of 5 pieces): hours of work, so only `claims --deep` starts it (its result is cached, and later runs read it)",
+                closure.len()
+            );
+            let sizes = official_sizes(&missing);
+            ev.missing_total_bytes = Some(sizes.values().sum());
+            ev.missing_table_bytes = sizes;
+            result.missing_tables = missing;
+            result.evidence = ev;
+            return Ok(result);
+        }
+        if by_solver {
+            ev.notes.push(format!(
+                "the Syzygy tables of {material} are not all present; the solver decided this claim without them"
+            ));
+            missing.clear();
+        }
         if !missing.is_empty() {
             // The claim's own table first, then the bigger endgames.
             let own = material.table_name();
@@ -382,6 +467,14 @@ impl<'a> Verifier<'a> {
                 self.position_converts(claim, fen, play, *moves, &mut ev)?
             }
             Check::PositionWins { fen, play } => self.position_wins(claim, fen, play, &mut ev)?,
+            Check::Allowance { moves } | Check::ExceedsMoves { moves } => {
+                self.rule_check(claim, &material, winner, *moves, &mut ev)?
+            }
+            Check::MaxMoves { moves } | Check::AtMostMoves { moves }
+                if claim.metric == Metric::Dtm =>
+            {
+                self.mate_check(claim, &material, winner, *moves, &mut ev)?
+            }
             _ => self.table_check(claim, &material, winner, &mut ev)?,
         };
         result.evidence = ev;
@@ -405,12 +498,13 @@ impl<'a> Verifier<'a> {
             Check::MaxMoves { moves } | Check::AtMostMoves { moves } => {
                 Some((2 * moves, 2 * moves + 1))
             }
-            Check::Allowance { moves } | Check::ExceedsMoves { moves } => {
-                Some((2 * moves, 2 * moves))
-            }
             _ => None,
         };
-        let stats = self.scan(material, claim.filter.as_ref())?.clone();
+        let doc = self
+            .doc(material, claim.filter.as_ref(), SolveMetric::Dtz)?
+            .clone();
+        ev.engine = Some(doc.engine.describe(SolveMetric::Dtz));
+        let stats = doc.stats;
         let views = [
             View {
                 color: winner,
@@ -452,6 +546,9 @@ impl<'a> Verifier<'a> {
                     [if witnessed { lo.max(1) } else { lo }, hi]
                 }),
                 limit_plies: limit,
+                within_limit: None,
+                longest_dtr: None,
+                longest_dtm: None,
             });
         }
         // The longest witness: the side with the most winner's moves.
@@ -468,15 +565,6 @@ impl<'a> Verifier<'a> {
                 .zip(&resolved)
                 .filter_map(|(v, r)| r.phase.map(|[lo, hi]| [v.moves(lo), v.moves(hi)]))
                 .collect();
-            (!b.is_empty()).then(|| {
-                [
-                    b.iter().map(|x| x[0]).max().unwrap_or(0),
-                    b.iter().map(|x| x[1]).max().unwrap_or(0),
-                ]
-            })
-        };
-        let phase_bounds = {
-            let b: Vec<[u32; 2]> = resolved.iter().filter_map(|r| r.phase).collect();
             (!b.is_empty()).then(|| {
                 [
                     b.iter().map(|x| x[0]).max().unwrap_or(0),
@@ -546,64 +634,6 @@ impl<'a> Verifier<'a> {
                     Some(b) => unresolved(ev, &format!("{} moves", show_bounds(b))),
                 }
             }
-            Check::Allowance { moves } | Check::ExceedsMoves { moves } => {
-                let allowance = matches!(claim.check, Check::Allowance { .. });
-                let limit = 2 * moves;
-                // Some win is cut short: exactly decided by the tables at 50.
-                let cut: Option<bool> = if moves == 50 {
-                    Some(cursed > 0)
-                } else {
-                    match phase_bounds {
-                        None => Some(false),
-                        Some([lo, _]) if lo > limit => Some(true),
-                        Some([_, hi]) if hi <= limit => Some(false),
-                        Some(_) => None,
-                    }
-                };
-                ev.claimed_moves = Some(moves);
-                ev.observed_moves = phase_bounds.map(|[lo, hi]| [lo.div_ceil(2), hi.div_ceil(2)]);
-                let (n_lo, n_hi) = if moves == 50 {
-                    (cursed, cursed)
-                } else {
-                    (over_lo, over_hi)
-                };
-                ev.contradicting = Some(if allowance { n_lo } else { 0 });
-                ev.supporting = Some(if allowance {
-                    wins.saturating_sub(n_hi)
-                } else {
-                    n_lo
-                });
-                let longest = phase_bounds.map(show_bounds).unwrap_or_else(|| "0".into());
-                match (cut, allowance) {
-                    (None, _) => unresolved(ev, &format!("{longest} plies")),
-                    (Some(true), true) => {
-                        ev.summary = format!(
-                            "{} win(s) need more than {moves} moves ({limit} plies) without a zeroing move; the longest phase lasts {longest} plies",
-                            show_bounds([n_lo, n_hi])
-                        );
-                        Verdict::Refuted
-                    }
-                    (Some(false), true) => {
-                        ev.summary = format!(
-                            "all {wins} wins fit in {moves} moves ({limit} plies) between zeroing moves; the longest phase lasts {longest} plies"
-                        );
-                        Verdict::Confirmed
-                    }
-                    (Some(true), false) => {
-                        ev.summary = format!(
-                            "{} win(s) need more than {moves} moves ({limit} plies) without a zeroing move; the longest phase lasts {longest} plies",
-                            show_bounds([n_lo, n_hi])
-                        );
-                        Verdict::Confirmed
-                    }
-                    (Some(false), false) => {
-                        ev.summary = format!(
-                            "no win needs more than {moves} moves ({limit} plies) without a zeroing move; the longest phase lasts {longest} plies"
-                        );
-                        Verdict::Refuted
-                    }
-                }
-            }
             Check::Generally { outcome } => {
                 let (what, n) = match outcome {
                     GeneralOutcome::Draw => ("draws", draws),
@@ -657,6 +687,217 @@ impl<'a> Verifier<'a> {
         Ok(verdict)
     }
 
+    /// A rule's allowance (`Allowance`, `ExceedsMoves`), decided exactly
+    /// from DTR: the wins an `N`-move rule keeps are those with DTR at most
+    /// `2N` plies.
+    fn rule_check(
+        &mut self,
+        claim: &Claim,
+        material: &Material,
+        winner: Color,
+        moves: u32,
+        ev: &mut Evidence,
+    ) -> Result<Verdict> {
+        let allowance = matches!(claim.check, Check::Allowance { .. });
+        let limit = 2 * moves;
+        ev.scope = Some(match &claim.filter {
+            Some(f) => format!("{material}: {}", f.describe()),
+            None => format!("{material}: all positions"),
+        });
+        let doc = self
+            .doc(material, claim.filter.as_ref(), SolveMetric::Dtr)?
+            .clone();
+        ev.engine = Some(doc.engine.describe(SolveMetric::Dtr));
+        let stats = &doc.stats;
+        let mut over_total = 0;
+        let mut within_total = 0;
+        let mut longest: Option<(u32, LongestEntry, bool)> = None;
+        let mut positions = 0;
+        for (color, winner_to_move) in [(winner, true), (!winner, false)] {
+            let side = stats.side(color);
+            // The winner's wins with the winner to move; its wins answered
+            // by the loser's losses with the loser to move.
+            let (hist, wins, other, entry) = winners_part(side, winner_to_move);
+            let over: u64 = hist
+                .bins()
+                .filter(|(d, _)| *d > limit)
+                .map(|(_, n)| n)
+                .sum();
+            over_total += over;
+            within_total += wins - over;
+            positions += side.positions;
+            if let Some(e) = entry {
+                if longest.as_ref().is_none_or(|(d, _, _)| e.dtz > *d) {
+                    longest = Some((e.dtz, e.clone(), winner_to_move));
+                }
+            }
+            ev.sides.push(SideEvidence {
+                to_move: color_name(color).into(),
+                role: if winner_to_move { "winner" } else { "loser" }.into(),
+                positions: side.positions,
+                wins,
+                cursed_wins: 0,
+                draws: side.wdl.draw,
+                other_side_wins: other,
+                longest_dtz: None,
+                longest_phase_plies: None,
+                longest_moves: None,
+                over_limit: Some([over, over]),
+                limit_plies: Some(limit),
+                within_limit: Some(wins - over),
+                longest_dtr: hist.max(),
+                longest_dtm: None,
+            });
+        }
+        ev.positions = Some(positions);
+        ev.claimed_moves = Some(moves);
+        let longest_dtr = longest.as_ref().map_or(0, |(d, _, _)| *d);
+        ev.observed_moves = Some([longest_dtr.div_ceil(2), longest_dtr.div_ceil(2)]);
+        if let Some((dtr, entry, winner_to_move)) = longest {
+            // Its line under the least rule that wins it: no phase longer
+            // than its DTR (the solver plays lines of up to five pieces).
+            let rule = Rule::Moves(dtr.div_ceil(2).max(1) as u16);
+            let summary = if material.piece_count() <= MAX_SOLVE_PIECES {
+                Some(LineSummary::from(&self.solver_line(
+                    &entry.fen,
+                    rule,
+                    SolveMetric::Dtz,
+                )?))
+            } else {
+                None
+            };
+            ev.longest = Some(Witness {
+                fen: entry.fen.clone(),
+                side_to_move: if winner_to_move { "winner" } else { "loser" }.into(),
+                wdl: if winner_to_move { Wdl::Win } else { Wdl::Loss },
+                dtz: dtr,
+                metric: Some(SolveMetric::Dtr),
+                phase_plies: summary
+                    .as_ref()
+                    .and_then(|s| s.phases.iter().map(|p| p.plies).max()),
+                moves: Some(dtr.div_ceil(2)),
+                line: summary.clone(),
+            });
+            if summary.is_some() {
+                ev.notes.push(format!(
+                    "the longest position's line is played under a {}-move rule, the least under which it is won",
+                    dtr.div_ceil(2).max(1)
+                ));
+            }
+        }
+        ev.contradicting = Some(if allowance { over_total } else { 0 });
+        ev.supporting = Some(if allowance { within_total } else { over_total });
+        let wins = within_total + over_total;
+        // A rule cuts wins short (over > 0): that refutes an allowance
+        // and confirms a claim that it needs more.
+        let tail = format!(
+            "({limit} plies) without a zeroing move (exact, by DTR); the longest DTR is {longest_dtr} plies"
+        );
+        ev.summary = if over_total > 0 {
+            format!("{over_total} of the {wins} wins need more than {moves} moves {tail}")
+        } else if allowance {
+            format!("all {wins} wins fit in {moves} moves {tail}")
+        } else {
+            format!("no win needs more than {moves} moves {tail}")
+        };
+        Ok(if (over_total > 0) == allowance {
+            Verdict::Refuted
+        } else {
+            Verdict::Confirmed
+        })
+    }
+
+    /// A claim about the longest mate, from the solver's DTM.
+    fn mate_check(
+        &mut self,
+        claim: &Claim,
+        material: &Material,
+        winner: Color,
+        moves: u32,
+        ev: &mut Evidence,
+    ) -> Result<Verdict> {
+        let exact_max = matches!(claim.check, Check::MaxMoves { .. });
+        ev.scope = Some(match &claim.filter {
+            Some(f) => format!("{material}: {}", f.describe()),
+            None => format!("{material}: all positions"),
+        });
+        let doc = self
+            .doc(material, claim.filter.as_ref(), SolveMetric::Dtm)?
+            .clone();
+        ev.engine = Some(doc.engine.describe(SolveMetric::Dtm));
+        let stats = &doc.stats;
+        // The winner's moves: ceil(p/2) of a mate in p plies with the
+        // winner to move, p/2 with the loser to move.
+        let mut best: Option<(u32, LongestEntry, bool)> = None;
+        let mut positions = 0;
+        for (color, winner_to_move) in [(winner, true), (!winner, false)] {
+            let side = stats.side(color);
+            let (hist, wins, other, entry) = winners_part(side, winner_to_move);
+            positions += side.positions;
+            let mate_moves = |p: u32| if winner_to_move { p.div_ceil(2) } else { p / 2 };
+            if let Some(e) = entry {
+                let m = mate_moves(e.dtz);
+                if best.as_ref().is_none_or(|(b, _, _)| m > *b) {
+                    best = Some((m, e.clone(), winner_to_move));
+                }
+            }
+            ev.sides.push(SideEvidence {
+                to_move: color_name(color).into(),
+                role: if winner_to_move { "winner" } else { "loser" }.into(),
+                positions: side.positions,
+                wins,
+                cursed_wins: 0,
+                draws: side.wdl.draw,
+                other_side_wins: other,
+                longest_dtz: None,
+                longest_phase_plies: None,
+                longest_moves: hist.max().map(|p| [mate_moves(p), mate_moves(p)]),
+                over_limit: None,
+                limit_plies: None,
+                within_limit: None,
+                longest_dtr: None,
+                longest_dtm: hist.max(),
+            });
+        }
+        ev.positions = Some(positions);
+        ev.claimed_moves = Some(moves);
+        let Some((observed, entry, winner_to_move)) = best else {
+            ev.summary = format!("{material} has no wins for this side at all");
+            return Ok(Verdict::Refuted);
+        };
+        ev.observed_moves = Some([observed, observed]);
+        let line = self.solver_line(&entry.fen, Rule::None, SolveMetric::Dtm)?;
+        ev.longest = Some(Witness {
+            fen: entry.fen.clone(),
+            side_to_move: if winner_to_move { "winner" } else { "loser" }.into(),
+            wdl: if winner_to_move { Wdl::Win } else { Wdl::Loss },
+            dtz: entry.dtz,
+            metric: Some(SolveMetric::Dtm),
+            phase_plies: None,
+            moves: Some(observed),
+            line: Some(LineSummary::from(&line)),
+        });
+        ev.notes
+            .push("the longest position's line is mate-optimal (the winner mates fastest, the loser delays longest)".into());
+        Ok(if observed > moves {
+            ev.summary =
+                format!("the longest mate takes {observed} moves, more than the {moves} claimed");
+            Verdict::Refuted
+        } else if observed == moves || !exact_max {
+            ev.summary = if exact_max {
+                format!("the longest mate takes exactly {moves} moves, as claimed")
+            } else {
+                format!("every mate comes within {moves} moves (the longest takes {observed})")
+            };
+            Verdict::Confirmed
+        } else {
+            ev.summary = format!(
+                "every mate comes within the {moves} moves claimed, but the longest takes only {observed}: the bound holds, the maximum is not {moves}"
+            );
+            Verdict::Partly
+        })
+    }
+
     /// Resolves the longest first phase of one side.
     fn resolve(&mut self, v: &View<'_>) -> Result<Resolved> {
         let h = v.hist();
@@ -707,6 +948,7 @@ impl<'a> Verifier<'a> {
                 side_to_move: v.role().into(),
                 wdl,
                 dtz: entry.dtz,
+                metric: None,
                 phase_plies: Some(first),
                 moves: Some(v.moves(first)),
                 line: Some(line),
@@ -781,6 +1023,7 @@ impl<'a> Verifier<'a> {
             .into(),
             wdl,
             dtz,
+            metric: None,
             phase_plies: line
                 .as_ref()
                 .and_then(|l| l.phases.first().map(|p| p.plies)),
@@ -833,6 +1076,7 @@ impl<'a> Verifier<'a> {
                 side_to_move: if winner_to_move { "winner" } else { "loser" }.into(),
                 wdl,
                 dtz: dtz.unsigned_abs(),
+                metric: None,
                 phase_plies: first,
                 moves,
                 line,
@@ -917,6 +1161,45 @@ impl<'a> Verifier<'a> {
 }
 
 /// Whether checking a claim would read tables at all.
+/// The winner's part of one side's statistics: with the winner to move its
+/// wins, else the loser's losses (which answer them); the histogram, their
+/// count, the other side's wins, and the longest entry.
+fn winners_part(
+    side: &crate::scan::SideStats,
+    winner_to_move: bool,
+) -> (&Histogram, u64, u64, &Option<LongestEntry>) {
+    if winner_to_move {
+        (
+            &side.dtz.win,
+            side.wdl.win,
+            side.wdl.loss,
+            &side.longest.win,
+        )
+    } else {
+        (
+            &side.dtz.loss,
+            side.wdl.loss,
+            side.wdl.win,
+            &side.longest.loss,
+        )
+    }
+}
+
+/// The document a whole-endgame claim on `material` reads, if any.
+fn request_for(c: &Claim, material: Material) -> Option<Request> {
+    let metric = match (&c.metric, &c.check) {
+        (_, Check::Allowance { .. } | Check::ExceedsMoves { .. }) => SolveMetric::Dtr,
+        (Metric::Dtm, _) => SolveMetric::Dtm,
+        (Metric::Rule, _) | (_, Check::None) => return None,
+        _ => SolveMetric::Dtz,
+    };
+    Some(Request {
+        material,
+        filter: c.filter.clone(),
+        metric,
+    })
+}
+
 fn needs_tables(claim: &Claim) -> bool {
     claim.check != Check::None
         && matches!(claim.metric, Metric::Dtz | Metric::Dtc)

@@ -195,7 +195,9 @@ fn walk(oracle: &dyn LineOracle, start: &Chess, rule: Rule) -> Result<Line> {
     let mut phases: Vec<Phase> = Vec::new();
     let mut claim = None;
     let mut automatic = None;
-    let limit = rule.limit().map(u32::from);
+    // A line played with no rule still says what the 50-move rule would
+    // make of it: its "with rule" result is the 50-move one.
+    let limit = Some(rule.limit().map_or(CLAIM_CLOCK, u32::from));
     let mut rule_ply = None;
 
     let first_dtz = oracle.depth(start)?;
@@ -287,7 +289,7 @@ fn walk(oracle: &dyn LineOracle, start: &Chess, rule: Rule) -> Result<Line> {
         result_without_rule: result_for(winner),
         result_with_rule: result_for(if start_claimable { None } else { with_rule }),
         rule: None,
-        rule_ply,
+        rule_ply: rule.limit().and(rule_ply),
         metric: None,
     })
 }

@@ -36,7 +36,7 @@ use super::{layout::Layout, retro::SliceValues, Metric, Rule};
 
 /// Bumped whenever the solver's values or this format change: files of
 /// other versions are not read.
-pub(crate) const SOLVER_VERSION: u32 = 1;
+pub const SOLVER_VERSION: u32 = 1;
 
 const MAGIC: &[u8; 8] = b"FMSOLVE1";
 const FOOTER: usize = 8 + 8 + 8;

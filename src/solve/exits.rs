@@ -26,6 +26,9 @@ use crate::chess::material::Material;
 /// whether it is stored with colours swapped, and each slot's slot there.
 struct Child<'a> {
     table: Option<&'a Table>,
+    /// The material has a table that is not solved: a slice of frozen
+    /// pawns never reaches it (no promotion before a capture).
+    unsolved: Option<Material>,
     flipped: bool,
     slot_map: [u8; MAX_PIECES],
 }
@@ -133,10 +136,11 @@ impl<'a> MaterialExits<'a> {
         let material = Material::from_board(&board).expect("one king each");
         let flipped = material.is_flipped_in_table();
         let table = if material.has_table() {
-            Some(tables(&material.normalized()).expect("the closure is solved first"))
+            tables(&material.normalized())
         } else {
             None
         };
+        let unsolved = (material.has_table() && table.is_none()).then_some(material);
         let mut slot_map = [u8::MAX; MAX_PIECES];
         if let Some(t) = table {
             let mut used = [false; MAX_PIECES];
@@ -155,6 +159,7 @@ impl<'a> MaterialExits<'a> {
         }
         Some(Child {
             table,
+            unsolved,
             flipped,
             slot_map,
         })
@@ -187,6 +192,11 @@ impl<'a> MaterialExits<'a> {
             .as_ref()
             .expect("every capture has a child");
         let Some(table) = child.table else {
+            // Reading a draw for a material that was never solved would be
+            // a silent wrong answer: fail loudly instead.
+            if let Some(m) = &child.unsolved {
+                panic!("an exit into {m}, which this run did not solve");
+            }
             return self.keeps.draw();
         };
         let mut csq: Squares = [0; MAX_PIECES];

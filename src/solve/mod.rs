@@ -49,7 +49,7 @@ use std::{collections::HashMap, sync::Arc};
 
 use rayon::prelude::*;
 
-pub use self::cache::Cache;
+pub use self::cache::{Cache, SOLVER_VERSION};
 pub use self::positions::{Positions, Value};
 use self::{
     cache::CacheError,
@@ -92,7 +92,7 @@ pub fn closure(material: &Material) -> Vec<Material> {
 }
 
 /// One `solve` of one material.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct SolvePlan {
     /// The material as written (White first).
     pub material: Material,
@@ -104,9 +104,48 @@ pub struct SolvePlan {
     pub shard: Option<Shard>,
     /// Also count raw placements.
     pub raw: bool,
+    /// Count only the positions this accepts (a rule's condition), if set.
+    pub filter: Option<BoardFilter>,
+}
+
+/// A condition on positions, on the board as the material is written (a
+/// claim's filter, say).
+pub type BoardFilter = Arc<dyn Fn(&shakmaty::Board) -> bool + Send + Sync>;
+
+impl std::fmt::Debug for SolvePlanFilter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "<filter>" } else { "none" })
+    }
+}
+
+struct SolvePlanFilter<'a>(&'a Option<BoardFilter>);
+
+impl std::fmt::Debug for SolvePlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SolvePlan")
+            .field("material", &self.material)
+            .field("rule", &self.rule)
+            .field("metric", &self.metric)
+            .field("shard", &self.shard)
+            .field("raw", &self.raw)
+            .field("filter", &SolvePlanFilter(&self.filter))
+            .finish()
+    }
 }
 
 impl SolvePlan {
+    /// What counts this plan's positions in `layout` (the plan's material's).
+    fn counting(&self, layout: &Layout) -> Counting {
+        Counting::new(
+            layout,
+            &self.material,
+            self.rule,
+            self.raw,
+            self.shard,
+            self.filter.clone(),
+        )
+    }
+
     /// Checks that the solver can take the material.
     ///
     /// # Errors
@@ -161,10 +200,36 @@ impl Solver {
         Solver { cache, memory }
     }
 
+    /// The memory one material's solve works in besides the tables: the
+    /// values of the slices solved side by side (those of one pawn
+    /// advance).
+    fn working_bytes(layout: &Layout, metric: Metric) -> u64 {
+        let mut widest = HashMap::new();
+        for s in &layout.slices {
+            *widest.entry(s.advance).or_insert(0u64) += 1;
+        }
+        let at_once = widest.values().copied().max().unwrap_or(1);
+        at_once * Self::slice_entry_bytes(metric) * layout.entries as u64
+    }
+
+    /// Bytes per entry (position, both sides) of a slice being solved: two
+    /// bytes per side of values; DTR, per side, keeps the values without a
+    /// rule it starts from (2), its state (8), its best bound so far (2)
+    /// and the result (2), all alive at once while the result is made
+    /// (KRBvKR: 3.47 GB measured peak, 3.39 GB by this count).
+    fn slice_entry_bytes(metric: Metric) -> u64 {
+        if metric == Metric::Dtr {
+            4 + 16 + 4 + 4
+        } else {
+            4
+        }
+    }
+
     /// The most memory solving `material` and its closure takes, in bytes:
     /// the tables kept for the exits (half a byte per position and side for
-    /// DTZ, two for DTM) and, for the material being solved, two bytes per
-    /// position and side of the slices solved at once.
+    /// DTZ, two for DTM and DTR) and, for the material being solved, two
+    /// bytes per position and side of the slices solved at once (fourteen
+    /// for DTR).
     pub fn memory_bound(material: &Material, metric: Metric) -> u64 {
         let target = material.normalized();
         let keeps = Keeps::of(metric);
@@ -175,14 +240,9 @@ impl Solver {
             if m != target || layout.has_pawns() {
                 kept += Table::bytes(&layout, keeps);
             }
-            let mut widest = HashMap::new();
-            for s in &layout.slices {
-                *widest.entry(s.advance).or_insert(0u64) += 1;
-            }
-            let at_once = widest.values().copied().max().unwrap_or(1);
-            working = working.max(at_once * 4 * layout.entries as u64);
+            working = working.max(Self::working_bytes(&layout, metric));
         }
-        kept + working
+        kept + working + PROCESS_BYTES
     }
 
     /// Solves `plan.material` (and its closure, or reads them from the
@@ -196,56 +256,304 @@ impl Solver {
     /// take; [`Error::Output`] if the cache cannot be written;
     /// [`Error::Other`] if a depth exceeds what the solver's values hold.
     pub fn stats(&self, plan: &SolvePlan, progress: &dyn Progress) -> Result<ScanStats> {
-        plan.validate()?;
-        self.check_memory(&plan.material, plan.metric)?;
-        let target = plan.material.normalized();
-        let counting = Counting::new(
-            &Layout::new(&target),
-            &plan.material,
-            plan.rule,
-            plan.raw,
-            plan.shard,
-        );
+        Ok(self
+            .stats_many(std::slice::from_ref(plan), progress)?
+            .remove(0))
+    }
+
+    /// The statistics of several plans of one material, rule and metric
+    /// (different filters, shards or raw counts) from one solve, in the
+    /// plans' order.
+    ///
+    /// # Errors
+    ///
+    /// As [`Solver::stats`]; [`Error::Usage`] if the plans differ in
+    /// material, rule or metric, or there are none.
+    pub fn stats_many(
+        &self,
+        plans: &[SolvePlan],
+        progress: &dyn Progress,
+    ) -> Result<Vec<ScanStats>> {
+        let Some(first) = plans.first() else {
+            return Err(Error::Usage("a solve needs a plan".into()));
+        };
+        if plans
+            .iter()
+            .any(|p| (p.material, p.rule, p.metric) != (first.material, first.rule, first.metric))
+        {
+            return Err(Error::Usage(
+                "one solve serves plans of one material, rule and metric".into(),
+            ));
+        }
+        first.validate()?;
+        self.check_memory(&first.material, first.metric)?;
+        let target = first.material.normalized();
+        let layout = Layout::new(&target);
+        let countings: Vec<Counting> = plans.iter().map(|p| p.counting(&layout)).collect();
         let mut run = Run {
             solver: self,
-            rule: plan.rule,
-            metric: plan.metric,
+            rule: first.rule,
+            metric: first.metric,
             tables: HashMap::new(),
         };
-        let order = closure(&plan.material);
-        let mut stats = counting.empty();
+        let order = closure(&first.material);
+        let mut all: Vec<ScanStats> = countings.iter().map(Counting::empty).collect();
         for (i, m) in order.iter().enumerate() {
             let is_target = *m == target;
-            let part = run.material(m, i, order.len(), is_target.then_some(&counting), progress)?;
-            if let Some(part) = part {
-                stats = part;
+            let counting: &[Counting] = if is_target { &countings } else { &[] };
+            let parts = run.material(m, i, order.len(), counting, progress)?;
+            if is_target {
+                all = parts;
             }
+            run.release(&order[i + 1..]);
         }
-        stats.shard = plan.shard;
-        if plan.metric == Metric::Dtr {
-            stats.white.count_rules();
-            stats.black.count_rules();
+        for (stats, plan) in all.iter_mut().zip(plans) {
+            stats.shard = plan.shard;
+            if plan.metric == Metric::Dtr {
+                stats.white.count_rules();
+                stats.black.count_rules();
+            }
+            stats.engine = Some("solve".to_owned());
+            stats.rule = Some(plan.rule);
+            stats.metric = Some(plan.metric);
         }
-        stats.engine = Some("solve".to_owned());
-        stats.rule = Some(plan.rule);
-        stats.metric = Some(plan.metric);
-        Ok(stats)
+        Ok(all)
     }
 
     fn check_memory(&self, material: &Material, metric: Metric) -> Result<()> {
-        let needed = Self::memory_bound(material, metric);
-        if let Some(limit) = self.memory.bytes() {
-            if needed > limit {
-                return Err(Error::Memory {
-                    needed_for: format!("solve {material}"),
-                    engine: "the solver",
-                    instead: None,
-                    needed,
-                    limit,
-                });
+        self.refuse_over_limit(
+            Self::memory_bound(material, metric),
+            format!("solve {material}"),
+        )
+    }
+
+    /// [`Error::Memory`] if `needed` bytes are over the limit.
+    fn refuse_over_limit(&self, needed: u64, what: String) -> Result<()> {
+        match self.memory.bytes() {
+            Some(limit) if needed > limit => Err(Error::Memory {
+                needed_for: what,
+                engine: "the solver",
+                instead: None,
+                needed,
+                limit,
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Memory a solve takes besides its tables and slices: the program, thread
+/// stacks and the cache's compression buffers (KRBvKR's DTR solve peaked
+/// 54 MB above its tables and slices).
+const PROCESS_BYTES: u64 = 128 << 20;
+
+/// One material of a solve's plan: what a job that solves it (into the
+/// cache) needs, for schedulers such as SLURM.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PlannedMaterial {
+    /// The material (normalised table name).
+    pub material: String,
+    /// The materials whose solved tables it reads (its captures and
+    /// promotions that have tables): they must be solved first.
+    pub needs: Vec<String>,
+    /// The memory bound of its solve with the closure read from the cache,
+    /// in bytes (what `--memory-limit` is checked against).
+    pub memory_bytes: u64,
+    /// Whether the cache already holds it.
+    pub cached: bool,
+}
+
+impl Solver {
+    /// The closure of `material` in solving order, each with what it needs
+    /// and whether the cache holds it under `rule` and `metric`.
+    pub fn plan(&self, material: &Material, rule: Rule, metric: Metric) -> Vec<PlannedMaterial> {
+        closure(material)
+            .iter()
+            .map(|m| PlannedMaterial {
+                material: m.table_name(),
+                needs: m
+                    .children()
+                    .iter()
+                    .filter(|c| c.has_table())
+                    .map(Material::table_name)
+                    .collect(),
+                memory_bytes: Self::memory_bound(m, metric),
+                cached: self
+                    .cache
+                    .as_ref()
+                    .is_some_and(|c| c.open(&Layout::new(m), rule, metric).is_ok()),
+            })
+            .collect()
+    }
+}
+
+/// The materials a slice of frozen pawns of `material` leads to: those
+/// one capture away (a frozen pawn moves only by capturing, and no pawn
+/// promotes before one does), and their closures, in solving order.
+///
+/// The order is depth first (each material right after what it reads),
+/// so that a table can be dropped soon after its last reader is solved:
+/// with the closure sorted by size instead, every 5-piece table of a
+/// KRPvKBP slice would be held at once (some 25 GiB for DTR).
+pub fn frozen_closure(material: &Material) -> Vec<Material> {
+    fn visit(m: Material, order: &mut Vec<Material>, seen: &mut std::collections::HashSet<String>) {
+        if !m.has_table() || !seen.insert(m.table_name()) {
+            return;
+        }
+        for child in m.children() {
+            visit(child, order, seen);
+        }
+        order.push(m);
+    }
+    let mut order = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut captures: Vec<Material> = material
+        .captures()
+        .iter()
+        .map(Material::normalized)
+        .collect();
+    captures.sort_by_key(Material::table_name);
+    for child in captures {
+        visit(child, &mut order, &mut seen);
+    }
+    order
+}
+
+impl Solver {
+    /// The statistics of one slice of `plans`' material (of up to six
+    /// pieces) whose pawns are *frozen*: each stands blocked by an enemy
+    /// pawn on the square in front of it, so until a capture only the kings
+    /// and pieces move, and every zeroing move is a capture into a material
+    /// of one piece fewer. `pawns` gives the pawns' squares in the
+    /// material as written (`(color, square)`); the plans' filters should
+    /// pick positions of this slice, since only they are counted.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Usage`] if the pawns are not the material's, or not frozen;
+    /// the solver's errors otherwise.
+    pub fn frozen_stats_many(
+        &self,
+        plans: &[SolvePlan],
+        pawns: &[(shakmaty::Color, shakmaty::Square)],
+        progress: &dyn Progress,
+    ) -> Result<Vec<ScanStats>> {
+        let Some(first) = plans.first() else {
+            return Err(Error::Usage("a solve needs a plan".into()));
+        };
+        let material = first.material;
+        let (rule, metric) = (first.rule, first.metric);
+        let target = material.normalized();
+        let flipped = material.is_flipped_in_table();
+        let layout = Layout::new(&target);
+        // The pawns' squares in the table's colours, and their slice.
+        let mut sq: layout::Squares = [0; layout::MAX_PIECES];
+        let mut used = [false; layout::MAX_PIECES];
+        let bad = |why: &str| Error::Usage(format!("frozen pawns of {material}: {why}"));
+        for (color, s) in pawns {
+            let c = if flipped { !*color } else { *color };
+            let s = if flipped { *s as u8 ^ 56 } else { *s as u8 };
+            let slot = (layout.movers..layout.slots())
+                .find(|&i| !used[i] && layout.pieces[i].color == c)
+                .ok_or_else(|| bad("more pawns than the material has"))?;
+            used[slot] = true;
+            sq[slot] = s;
+        }
+        if (layout.movers..layout.slots()).any(|i| !used[i]) {
+            return Err(bad("every pawn needs a square"));
+        }
+        for i in layout.movers..layout.slots() {
+            let ahead = match layout.pieces[i].color {
+                shakmaty::Color::White => sq[i] + 8,
+                shakmaty::Color::Black => sq[i].wrapping_sub(8),
+            };
+            let blocked = (layout.movers..layout.slots()).any(|j| {
+                j != i && sq[j] == ahead && layout.pieces[j].color != layout.pieces[i].color
+            });
+            if !blocked {
+                return Err(bad("a pawn that can push is not frozen"));
             }
         }
-        Ok(())
+        // Kings and pieces anywhere: the slice is the pawns'.
+        sq[0] = 0;
+        sq[1] = 63;
+        for (i, x) in sq.iter_mut().enumerate().take(layout.movers).skip(2) {
+            *x = i as u8;
+        }
+        let (slice, _) = layout.locate(&sq).ok_or_else(|| bad("the pawns overlap"))?;
+        let order = frozen_closure(&material);
+        // The most memory at any step: the tables still needed then, and the
+        // step's own working set (tables are dropped once nothing left
+        // reads them).
+        let keeps_of = Keeps::of(metric);
+        let mut needed = 0u64;
+        for i in 0..=order.len() {
+            let mut still: Vec<Material> = order[i..].to_vec();
+            still.push(target);
+            let wanted: std::collections::HashSet<String> = still
+                .iter()
+                .flat_map(|m| m.children())
+                .map(|m| m.table_name())
+                .collect();
+            let alive: u64 = order[..i]
+                .iter()
+                .filter(|m| wanted.contains(&m.table_name()))
+                .map(|m| Table::bytes(&Layout::new(m), keeps_of))
+                .sum();
+            let working = match order.get(i) {
+                Some(m) => {
+                    let l = Layout::new(m);
+                    Table::bytes(&l, keeps_of) + Self::working_bytes(&l, metric)
+                }
+                None => Self::slice_entry_bytes(metric) * layout.entries as u64,
+            };
+            needed = needed.max(alive + working + PROCESS_BYTES);
+        }
+        self.refuse_over_limit(needed, format!("solve {material} (frozen pawns)"))?;
+        let mut run = Run {
+            solver: self,
+            rule,
+            metric,
+            tables: HashMap::new(),
+        };
+        for (i, m) in order.iter().enumerate() {
+            run.material(m, i, order.len() + 1, &[], progress)?;
+            let mut still = order[i + 1..].to_vec();
+            still.push(target);
+            run.release(&still);
+        }
+        progress.stage(
+            &format!("solve {} (frozen pawns)", target.table_name()),
+            order.len(),
+            order.len() + 1,
+            layout.entries as u64,
+        );
+        let keeps = Keeps::of(metric);
+        let own = Table::unused(layout.clone(), rule, keeps);
+        let tables = &run.tables;
+        let lookup = |m: &Material| tables.get(&m.table_name()).map(|t| &**t);
+        let exits = MaterialExits::new(&layout, &own, rule, keeps, &lookup);
+        let step = |n: u64| progress.advance(n);
+        let values = if metric == Metric::Dtr {
+            let plain = MaterialExits::new(&layout, &own, rule, keeps, &lookup).without_rule();
+            let no_rule = solve_slice(&layout, slice, &plain, &step)?;
+            dtr::solve_slice_dtr(&layout, slice, &no_rule, &exits)?
+        } else {
+            solve_slice(&layout, slice, &exits, &step)?
+        };
+        let mut out = Vec::new();
+        for p in plans {
+            let mut stats = p.counting(&layout).slice(&layout, slice, &values);
+            if metric == Metric::Dtr {
+                stats.white.count_rules();
+                stats.black.count_rules();
+            }
+            stats.engine = Some("solve".to_owned());
+            stats.rule = Some(rule);
+            stats.metric = Some(metric);
+            out.push(stats);
+        }
+        Ok(out)
     }
 }
 
@@ -274,6 +582,17 @@ fn cache_error(path: &std::path::Path, e: std::io::Error) -> Error {
 }
 
 impl Run<'_> {
+    /// Drops the tables that none of `still` (the materials left to solve)
+    /// reads: memory holds only what exits still need.
+    fn release(&mut self, still: &[Material]) {
+        let needed: std::collections::HashSet<String> = still
+            .iter()
+            .flat_map(|m| m.children())
+            .map(|m| m.table_name())
+            .collect();
+        self.tables.retain(|name, _| needed.contains(name));
+    }
+
     /// Makes the table of `material` (whose closure is done): read from the
     /// cache, or solved and written to it. With `counting`, returns the
     /// material's statistics.
@@ -282,15 +601,15 @@ impl Run<'_> {
         material: &Material,
         index: usize,
         count: usize,
-        counting: Option<&Counting>,
+        counting: &[Counting],
         progress: &dyn Progress,
-    ) -> Result<Option<ScanStats>> {
+    ) -> Result<Vec<ScanStats>> {
         let layout = Layout::new(material);
         let keeps = Keeps::of(self.metric);
         // The table of the material solved is needed for its pawn pushes,
         // and by the materials above it; a pawnless one at the top needs
         // none.
-        let keep = counting.is_none() || layout.has_pawns();
+        let keep = counting.is_empty() || layout.has_pawns();
         if let Some(cache) = &self.solver.cache {
             match cache.open(&layout, self.rule, self.metric) {
                 Ok(cached) => {
@@ -347,7 +666,7 @@ impl Run<'_> {
         groups.sort_unstable();
         groups.dedup();
         let step = |n: u64| progress.advance(n);
-        let stats = std::sync::Mutex::new(counting.map(Counting::empty));
+        let stats = std::sync::Mutex::new(counting.iter().map(Counting::empty).collect::<Vec<_>>());
         for advance in groups.into_iter().rev() {
             let slices: Vec<usize> = (0..layout.slices.len())
                 .filter(|&s| layout.slices[s].advance == advance)
@@ -368,10 +687,9 @@ impl Run<'_> {
                     w.add_slice(s, &values)
                         .map_err(|e| cache_error(cache.dir(), e))?;
                 }
-                if let Some(c) = counting {
+                for (k, c) in counting.iter().enumerate() {
                     let part = c.slice(&layout, s, &values);
-                    let mut st = stats.lock().expect("no panic while held");
-                    *st.as_mut().expect("counting") += &part;
+                    stats.lock().expect("no panic while held")[k] += &part;
                 }
                 Ok::<(), Error>(())
             })?;
@@ -394,17 +712,17 @@ impl Run<'_> {
         layout: &Layout,
         cached: &cache::CachedTable,
         keep: bool,
-        counting: Option<&Counting>,
+        counting: &[Counting],
         progress: &dyn Progress,
-    ) -> std::result::Result<Option<ScanStats>, CacheError> {
+    ) -> std::result::Result<Vec<ScanStats>, CacheError> {
         let own = keep.then(|| Table::new(layout.clone(), self.rule, Keeps::of(self.metric)));
-        let mut stats = counting.map(Counting::empty);
+        let mut stats: Vec<ScanStats> = counting.iter().map(Counting::empty).collect();
         for s in 0..layout.slices.len() {
             let values = cached.slice(s)?;
             if let Some(t) = &own {
                 t.set_slice(s, &values);
             }
-            if let (Some(c), Some(st)) = (counting, stats.as_mut()) {
+            for (c, st) in counting.iter().zip(stats.iter_mut()) {
                 *st += &c.slice(layout, s, &values);
             }
             progress.advance(layout.entries as u64);

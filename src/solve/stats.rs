@@ -42,6 +42,7 @@ pub(crate) struct Counting {
     /// whose placements start on these two squares.
     item: Vec<u32>,
     rule: Rule,
+    filter: Option<super::BoardFilter>,
 }
 
 impl Counting {
@@ -52,6 +53,7 @@ impl Counting {
         rule: Rule,
         raw: bool,
         shard: Option<Shard>,
+        filter: Option<super::BoardFilter>,
     ) -> Counting {
         let flipped = material.is_flipped_in_table();
         let user_pieces = material.pieces();
@@ -82,7 +84,24 @@ impl Counting {
             shard,
             item,
             rule,
+            filter,
         }
+    }
+
+    /// Whether the placement `u` (written order) is counted: in the shard,
+    /// and accepted by the filter.
+    fn counted(&self, u: &Squares) -> bool {
+        if !self.in_shard(u) {
+            return false;
+        }
+        let Some(keep) = &self.filter else {
+            return true;
+        };
+        let mut board = shakmaty::Board::empty();
+        for (i, p) in self.user_pieces.iter().enumerate() {
+            board.set_piece_at(shakmaty::Square::new(u32::from(u[i])), *p);
+        }
+        keep(&board)
     }
 
     /// The written material's squares of a placement (colours swapped if
@@ -188,7 +207,7 @@ impl Counting {
                     }
                     layout.decode(slice, e, &mut sq);
                     let u = self.user_squares(layout, &sq);
-                    if !self.in_shard(&u) {
+                    if !self.counted(&u) {
                         continue;
                     }
                     let raw = if layout.has_pawns() {
@@ -242,7 +261,7 @@ impl Counting {
                         }
                         layout.decode(slice, e, &mut sq);
                         let u = self.user_squares(layout, &sq);
-                        if !self.in_shard(&u) {
+                        if !self.counted(&u) {
                             continue;
                         }
                         part.longest.offer(wdl, mag, || self.fen(&u, user_stm));

@@ -200,6 +200,18 @@ impl Table {
         }
     }
 
+    /// A table that holds nothing, for a material whose zeroing moves never
+    /// lead back into it (a slice of frozen pawns): looking anything up in
+    /// it is a bug.
+    pub(crate) fn unused(layout: Layout, rule: Rule, keeps: Keeps) -> Table {
+        Table {
+            layout,
+            rule,
+            keeps,
+            store: Store::Values([Vec::new(), Vec::new()]),
+        }
+    }
+
     /// Bytes a table of `layout` takes.
     pub(crate) fn bytes(layout: &Layout, keeps: Keeps) -> u64 {
         let n = layout.total_entries() as u64;

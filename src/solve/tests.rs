@@ -136,6 +136,7 @@ fn dtr_documents_count_each_rules_wins() {
             metric,
             shard: None,
             raw: false,
+            filter: None,
         };
         let dtr = solver
             .stats(&plan(Rule::None, Metric::Dtr), &NoProgress)
@@ -154,6 +155,52 @@ fn dtr_documents_count_each_rules_wins() {
                 );
             }
         }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A slice of frozen pawns solved alone gives the statistics of the same
+/// positions in the whole material's solve: KPvKP with the pawns locked on
+/// a4 and a5 (and, by the mirror, h4 and h5), in DTZ and DTR.
+#[test]
+fn frozen_slice_equals_the_whole_solve() {
+    let dir = std::env::temp_dir().join(format!("fiftymove-frozen-{}", std::process::id()));
+    let solver = Solver::new(Some(Cache::new(&dir)), MemoryLimit::Available);
+    let material: Material = "KPvKP".parse().unwrap();
+    let locked = |b: &shakmaty::Board| {
+        let at = |sq: shakmaty::Square, c: shakmaty::Color| {
+            b.piece_at(sq)
+                == Some(shakmaty::Piece {
+                    color: c,
+                    role: shakmaty::Role::Pawn,
+                })
+        };
+        use shakmaty::{Color::*, Square::*};
+        (at(A4, White) && at(A5, Black)) || (at(H4, White) && at(H5, Black))
+    };
+    for (rule, metric) in [(Rule::FIFTY, Metric::Dtz), (Rule::None, Metric::Dtr)] {
+        let plan = SolvePlan {
+            material,
+            rule,
+            metric,
+            shard: None,
+            raw: false,
+            filter: Some(std::sync::Arc::new(locked)),
+        };
+        let whole = solver.stats(&plan, &NoProgress).unwrap();
+        let slice = solver
+            .frozen_stats_many(
+                std::slice::from_ref(&plan),
+                &[
+                    (shakmaty::Color::White, shakmaty::Square::A4),
+                    (shakmaty::Color::Black, shakmaty::Square::A5),
+                ],
+                &NoProgress,
+            )
+            .unwrap()
+            .remove(0);
+        assert!(whole.white.positions > 1_000, "{}", whole.white.positions);
+        assert_eq!(slice, whole, "{metric:?}");
     }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -37,8 +37,16 @@ pub fn fiftymove() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_fiftymove"));
     cmd.arg("--tables")
         .arg(tables_dir())
-        .env_remove("SYZYGY_PATH");
+        .env_remove("SYZYGY_PATH")
+        .env("FIFTYMOVE_CACHE_DIR", test_cache_dir());
     cmd
+}
+
+/// The cache the tests' runs share (solved materials, statistics): in the
+/// build's scratch space, never the user's own cache, so a test's result
+/// does not hang on what an earlier run left there.
+pub fn test_cache_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("fiftymove-cache")
 }
 
 /// Runs a command and returns its output, panicking with stderr on failure.

@@ -145,6 +145,11 @@ pub enum Command {
         /// The engine.
         #[arg(long, value_enum, default_value = "sweep")]
         engine: Engine,
+        /// Print what the sweep needs instead of scanning: per material,
+        /// its name and memory bound in bytes (tab-separated; JSON Lines
+        /// with --json). For job schedulers (scripts/slurm/submit.sh).
+        #[arg(long)]
+        plan: bool,
     },
     /// Statistics of whole endgames from the built-in retrograde solver,
     /// under any move-limit rule, with no table files: the same document as
@@ -172,6 +177,13 @@ pub enum Command {
         /// Also count raw legal placements, without symmetry reduction.
         #[arg(long)]
         raw: bool,
+        /// Print the closure in solving order instead of solving: per
+        /// material, its name, memory bound in bytes, `cached` or `todo`
+        /// (in the cache for this rule and metric or not), and the
+        /// materials it reads, comma-separated or `-` (tab-separated; JSON
+        /// Lines with --json). For job schedulers (scripts/slurm/submit.sh).
+        #[arg(long)]
+        plan: bool,
     },
     /// Sum shard results into one, identical to an unsharded scan.
     Merge {
@@ -221,6 +233,12 @@ pub enum Command {
         /// instead of reporting it as unverifiable.
         #[arg(long)]
         require_tables: bool,
+        /// Also solve slices of frozen pawns that are not cached (the
+        /// KRP(a2) v KBP(a3) clause: its captures lead to dozens of 5-piece
+        /// materials, hours of work on two cores). Without it such claims
+        /// stay unverifiable unless an earlier deep run cached them.
+        #[arg(long)]
+        deep: bool,
     },
     /// The record positions (the 517-move conversion, the 549-move mate, the
     /// longest 6-piece win): what is claimed, what the tables present

@@ -1,72 +1,91 @@
 //! The commands of the claim catalog: `claims`, `records` and `report`.
 //!
-//! Whole-table statistics reach them through [`EngineStats`], the binary's
-//! implementation of the library's `StatsSource` seam. It is the one place
-//! where the scan engine is chosen: the sweep engine, as for `scan`.
+//! Whole-table statistics reach them through the library's `Sources`
+//! (the sweep of the tables, the solver, and the cache of documents); this
+//! file gives them progress bars.
 
 use std::{
-    cell::RefCell,
     io::Write,
     path::{Path, PathBuf},
+    sync::Mutex,
 };
 
 use fiftymove::{
     chess::material::Material,
     claims::records::{self, longest_wins, record_materials, RecordsReport},
-    claims::{self, parse_catalog, Claim, StatsSource, Verifier},
+    claims::{self, parse_catalog, Claim, Hooks, Sources, StatsCache, Verifier, SWEEP_UNITS},
     probe::Prober,
     report::{write_report, ReportInput},
     scan::merge::{read_text, read_whole_results},
-    scan::probe::ScanPlan,
     scan::ScanStats,
     solve::{Cache, Metric, Rule, SolvePlan, Solver},
     tables::Inventory,
     Error,
 };
+use indicatif::ProgressBar;
 
 use super::{progress_bar, render, render_claims, scan_cmd::SolveBar, Global, RunResult};
 
-/// The scan engine behind `claims`, `records` and `report`, with a
-/// progress bar per scan.
-pub struct EngineStats<'a> {
-    inv: &'a Inventory,
+/// Progress bars for the sweeps and solves behind the claims.
+pub struct Bars<'a> {
     global: &'a Global,
-    /// What the current scan is for (a claim id), shown on the bar.
-    purpose: RefCell<String>,
+    sweep: Mutex<Option<ProgressBar>>,
+    solve: SolveBar,
+    /// What the current work is for (a claim id), shown on the bar.
+    purpose: Mutex<String>,
 }
 
-impl<'a> EngineStats<'a> {
-    pub fn new(inv: &'a Inventory, global: &'a Global) -> EngineStats<'a> {
-        EngineStats {
-            inv,
+impl<'a> Bars<'a> {
+    pub fn new(global: &'a Global) -> Bars<'a> {
+        Bars {
             global,
-            purpose: RefCell::new(String::new()),
+            sweep: Mutex::new(None),
+            solve: SolveBar::new(global),
+            purpose: Mutex::new(String::new()),
         }
     }
 
     fn set_purpose(&self, what: &str) {
-        *self.purpose.borrow_mut() = what.to_owned();
+        *self.purpose.lock().expect("no panic while held") = what.to_owned();
+    }
+
+    fn finish(&self) {
+        self.solve.finish();
     }
 }
 
-impl StatsSource for EngineStats<'_> {
-    fn stats(&self, plan: &ScanPlan) -> fiftymove::Result<ScanStats> {
-        let mut what = format!("scan {}", plan.material);
-        if plan.filter.is_some() {
-            what.push_str(" (filtered)");
-        }
-        let purpose = self.purpose.borrow();
+impl Hooks for Bars<'_> {
+    fn sweep(&self, what: &str) -> Box<dyn Fn(u64) + Sync + '_> {
+        let mut what = what.to_owned();
+        let purpose = self.purpose.lock().expect("no panic while held");
         if !purpose.is_empty() {
             what.push_str(&format!(" for {purpose}"));
         }
-        let bar = progress_bar(self.global, fiftymove::scan::sweep::PROGRESS_UNITS, &what);
-        let stats =
-            fiftymove::scan::sweep::scan_with_sweep(self.inv, plan, self.global.memory, &|n| {
-                bar.inc(n)
-            });
-        bar.finish_and_clear();
-        stats
+        let bar = progress_bar(self.global, SWEEP_UNITS, &what);
+        *self.sweep.lock().expect("no panic while held") = Some(bar.clone());
+        Box::new(move |n| bar.inc(n))
     }
+
+    fn sweep_done(&self) {
+        if let Some(bar) = self.sweep.lock().expect("no panic while held").take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn solve(&self) -> &dyn fiftymove::solve::Progress {
+        &self.solve
+    }
+}
+
+/// The sources of documents for the claim commands: the tables, the
+/// solver, and the cache (`<cache dir>/../stats`, beside the solver's).
+fn sources<'a>(global: &Global, inv: &'a Inventory, bars: &'a Bars<'_>) -> Sources<'a> {
+    let solver = Solver::new(global.cache.clone().map(Cache::new), global.memory);
+    let stats = global
+        .cache
+        .as_ref()
+        .map(|dir| StatsCache::new(dir.with_file_name("stats")));
+    Sources::new(inv, global.verify, global.memory, solver, stats, bars)
 }
 
 /// The options of `claims`.
@@ -76,6 +95,7 @@ pub struct ClaimsArgs {
     pub catalog: Option<PathBuf>,
     pub from: Vec<PathBuf>,
     pub require_tables: bool,
+    pub deep: bool,
 }
 
 fn load_catalog(path: Option<&Path>) -> Result<Vec<Claim>, Error> {
@@ -98,8 +118,10 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
     }
     let inv = global.inventory()?;
     let prober = Prober::new(inv.open()?);
-    let engine = EngineStats::new(&inv, global);
-    let mut verifier = Verifier::new(&inv, &prober, &engine);
+    let bars = Bars::new(global);
+    let mut sources = sources(global, &inv, &bars).deep(args.deep);
+    Verifier::want(&mut sources, &selected);
+    let mut verifier = Verifier::new(&inv, &prober, &sources);
     for stats in read_whole_results(&args.from)? {
         verifier.preload(stats)?;
     }
@@ -121,7 +143,7 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
     // takes minutes); JSON is one array, written at the end.
     let mut results = Vec::new();
     for c in &selected {
-        engine.set_purpose(&c.id);
+        bars.set_purpose(&c.id);
         let result = verifier.verify(c)?;
         if !global.json {
             render_claims::claim_text(out, &result)?;
@@ -130,6 +152,7 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
         }
         results.push(result);
     }
+    bars.finish();
     if global.json {
         render::json_line(out, &results)?;
     } else {
@@ -148,8 +171,9 @@ pub fn cmd_records(
     let recs = records::records()?;
     let inv = global.inventory()?;
     let prober = Prober::new(inv.open()?);
-    let engine = EngineStats::new(&inv, global);
-    let mut verifier = Verifier::new(&inv, &prober, &engine);
+    let bars = Bars::new(global);
+    let sources = sources(global, &inv, &bars);
+    let mut verifier = Verifier::new(&inv, &prober, &sources);
     let saved = read_whole_results(from)?;
     for s in &saved {
         verifier.preload(s.clone())?;
@@ -169,11 +193,11 @@ pub fn cmd_records(
         skipped,
     };
     for c in &recs {
-        engine.set_purpose(&c.id);
+        bars.set_purpose(&c.id);
         report.records.push(verifier.verify(c)?);
     }
     for m in &chosen {
-        engine.set_purpose("records");
+        bars.set_purpose("records");
         let with_lines = inv.missing_for(m).is_empty();
         report
             .longest
@@ -217,14 +241,16 @@ pub fn cmd_report(
         }
     }
     let prober = Prober::new(inv.open()?);
-    let engine = EngineStats::new(&inv, global);
-    let mut verifier = Verifier::new(&inv, &prober, &engine);
-    for s in &saved {
-        verifier.preload(s.clone())?;
-    }
+    let bars = Bars::new(global);
     let catalog = claims::catalog()?;
     let names: Vec<String> = parsed.iter().map(Material::table_name).collect();
     let relevant = claims::concerning(&catalog, &names);
+    let mut sources = sources(global, &inv, &bars);
+    Verifier::want(&mut sources, &relevant);
+    let mut verifier = Verifier::new(&inv, &prober, &sources);
+    for s in &saved {
+        verifier.preload(s.clone())?;
+    }
     verifier.preflight(&relevant)?;
     let mut input = ReportInput {
         generated_by: std::iter::once("fiftymove".to_owned())
@@ -234,7 +260,7 @@ pub fn cmd_report(
         ..ReportInput::default()
     };
     for m in &parsed {
-        engine.set_purpose("report");
+        bars.set_purpose("report");
         input.stats.push(verifier.stats(m)?.clone());
         let with_lines = inv.missing_for(m).is_empty();
         input
@@ -242,13 +268,13 @@ pub fn cmd_report(
             .extend(longest_wins(&mut verifier, m, with_lines)?);
     }
     for c in relevant {
-        engine.set_purpose(&c.id);
+        bars.set_purpose(&c.id);
         input.claims.push(verifier.verify(c)?);
     }
     // DTM and DTR from the solver, for the materials it takes (cached after
     // the first time).
-    let solver = Solver::new(global.cache.clone().map(Cache::new), global.memory);
-    let bar = SolveBar::new(global);
+    let solver = sources.solver();
+    let bar = &bars.solve;
     for m in &parsed {
         if m.piece_count() > fiftymove::solve::MAX_SOLVE_PIECES {
             continue;
@@ -264,12 +290,13 @@ pub fn cmd_report(
                     metric,
                     shard: None,
                     raw: false,
+                    filter: None,
                 };
-                solved.push(solver.stats(&plan, &bar)?);
+                solved.push(solver.stats(&plan, bar)?);
             }
         }
     }
-    bar.finish();
+    bars.finish();
     input.solved = solved;
     let written = write_report(dir, &input)?;
     if global.json {

@@ -227,6 +227,7 @@ fn run(raw: RawArgs) -> RunResult {
             out: out_file,
             raw,
             engine,
+            plan: show_plan,
         } => {
             let plan = scan_cmd::ScanCommand::validate(
                 &materials,
@@ -235,7 +236,11 @@ fn run(raw: RawArgs) -> RunResult {
                 raw,
                 engine,
             )?;
-            scan_cmd::cmd_scan(&global, &plan, &mut out)
+            if show_plan {
+                scan_cmd::cmd_scan_plan(&global, &plan, &mut out)
+            } else {
+                scan_cmd::cmd_scan(&global, &plan, &mut out)
+            }
         }
         Command::Solve {
             materials,
@@ -244,6 +249,7 @@ fn run(raw: RawArgs) -> RunResult {
             shard,
             out: out_file,
             raw,
+            plan: show_plan,
         } => {
             let plan = scan_cmd::SolveCommand::validate(
                 &materials,
@@ -253,7 +259,11 @@ fn run(raw: RawArgs) -> RunResult {
                 out_file,
                 raw,
             )?;
-            scan_cmd::cmd_solve(&global, &plan, &mut out)
+            if show_plan {
+                scan_cmd::cmd_solve_plan(&global, &plan, &mut out)
+            } else {
+                scan_cmd::cmd_solve(&global, &plan, &mut out)
+            }
         }
         Command::Merge {
             files,
@@ -265,6 +275,7 @@ fn run(raw: RawArgs) -> RunResult {
             catalog,
             from,
             require_tables,
+            deep,
         } => claims_cmd::cmd_claims(
             &global,
             &claims_cmd::ClaimsArgs {
@@ -273,6 +284,7 @@ fn run(raw: RawArgs) -> RunResult {
                 catalog,
                 from,
                 require_tables,
+                deep,
             },
             &mut out,
         ),

@@ -66,7 +66,16 @@ pub fn cmd_probe(
         Some((rule, metric)) => {
             let pos = parse_fen(fen)?;
             let bar = SolveBar::new(global);
-            let report = Positions::new(&solver(global), rule, metric, &bar)?.report(&pos)?;
+            let mut report = Positions::new(&solver(global), rule, metric, &bar)?.report(&pos)?;
+            // DTR within the rule's limit less the clock proves the win,
+            // but a longer DTR may still win when only a later phase is
+            // long: with a clock running, the rule's own solve says.
+            if metric == Metric::Dtr && shakmaty::Position::halfmoves(&pos) > 0 {
+                report.outcome_with_clock =
+                    Positions::new(&solver(global), rule, Metric::Dtz, &bar)?
+                        .report(&pos)?
+                        .outcome_with_clock;
+            }
             bar.finish();
             report
         }

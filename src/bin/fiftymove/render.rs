@@ -50,7 +50,15 @@ pub fn probe_text(out: &mut impl Write, r: &ProbeReport) -> io::Result<()> {
     writeln!(out, "FEN       {}", r.fen)?;
     writeln!(out, "Material  {}", r.material)?;
     if let Some(engine) = &r.engine {
-        writeln!(out, "Engine    {engine}, {rule}")?;
+        if r.metric == Some(Metric::Dtr) {
+            // DTR names no rule: it is the least one that wins.
+            writeln!(
+                out,
+                "Engine    {engine}, depth by the rule (won under N moves iff DTR <= 2N plies)"
+            )?;
+        } else {
+            writeln!(out, "Engine    {engine}, {rule}")?;
+        }
     }
     writeln!(out, "WDL       {}", r.wdl.as_str())?;
     writeln!(

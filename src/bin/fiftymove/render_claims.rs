@@ -32,10 +32,25 @@ fn line_text(l: &LineSummary) -> String {
 }
 
 fn side_text(s: &SideEvidence) -> String {
+    // Documents by DTR or DTM count wins without a rule: no cursed ones.
+    let cursed = if s.longest_dtr.is_some() || s.longest_dtm.is_some() {
+        String::new()
+    } else {
+        format!(" {} cursed,", s.cursed_wins)
+    };
     let mut t = format!(
-        "{} to move ({}): {} positions, {} wins, {} cursed, {} draws, {} for the other side",
-        s.to_move, s.role, s.positions, s.wins, s.cursed_wins, s.draws, s.other_side_wins
+        "{} to move ({}): {} positions, {} wins,{cursed} {} draws, {} for the other side",
+        s.to_move, s.role, s.positions, s.wins, s.draws, s.other_side_wins
     );
+    if let (Some(within), Some(l)) = (s.within_limit, s.limit_plies) {
+        t.push_str(&format!("; {within} within {l} plies"));
+    }
+    if let Some(r) = s.longest_dtr {
+        t.push_str(&format!("; longest DTR {r} plies"));
+    }
+    if let (Some(d), Some(m)) = (s.longest_dtm, &s.longest_moves) {
+        t.push_str(&format!("; longest mate {d} plies = {} moves", bounds(m)));
+    }
     if let (Some(d), Some(p), Some(m)) = (s.longest_dtz, &s.longest_phase_plies, &s.longest_moves) {
         t.push_str(&format!(
             "; longest DTZ {d}, phase {} plies = {} moves",
@@ -50,8 +65,9 @@ fn side_text(s: &SideEvidence) -> String {
 }
 
 fn witness_text(w: &Witness) -> String {
+    let metric = w.metric.map_or("dtz", |m| m.as_str()).to_uppercase();
     let mut t = format!(
-        "{} ({} to move, {}, DTZ {})",
+        "{} ({} to move, {}, {metric} {})",
         w.fen,
         w.side_to_move,
         w.wdl.as_str(),
@@ -99,6 +115,9 @@ pub fn claim_text(out: &mut impl Write, r: &ClaimResult) -> io::Result<()> {
             .map(|w| format!("; winner {w}"))
             .unwrap_or_default();
         writeln!(out, "  Scope:      {s}{winner}")?;
+    }
+    if let Some(engine) = &e.engine {
+        writeln!(out, "  Decided by: {engine}")?;
     }
     for s in &e.sides {
         writeln!(out, "  Counts:     {}", side_text(s))?;

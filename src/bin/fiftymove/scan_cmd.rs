@@ -99,6 +99,23 @@ pub fn cmd_scan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> Run
     emit_stats(global, &results, cmd.out.as_deref(), out)
 }
 
+/// `scan --plan`: each material's sweep memory bound.
+pub fn cmd_scan_plan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResult {
+    let inv = global.inventory()?;
+    for plan in &cmd.plans {
+        let bytes = fiftymove::scan::sweep::sweep_memory_bound(&inv, &plan.material)?;
+        if global.json {
+            render::json_line(
+                out,
+                &serde_json::json!({"material": plan.material.to_string(), "memory_bytes": bytes}),
+            )?;
+        } else {
+            writeln!(out, "{}\t{bytes}", plan.material)?;
+        }
+    }
+    Ok(())
+}
+
 /// Prints scan results, or writes them as JSON Lines to `file`.
 fn emit_stats(
     global: &Global,
@@ -174,6 +191,7 @@ impl SolveCommand {
                     metric,
                     shard,
                     raw,
+                    filter: None,
                 };
                 plan.validate()?;
                 Ok(plan)
@@ -189,6 +207,32 @@ impl SolveCommand {
         }
         Ok(SolveCommand { plans, out })
     }
+}
+
+/// `solve --plan`: the closures of the materials in solving order (each
+/// material once), with what each job needs.
+pub fn cmd_solve_plan(global: &Global, cmd: &SolveCommand, out: &mut impl Write) -> RunResult {
+    let solver = Solver::new(global.cache.clone().map(Cache::new), global.memory);
+    let mut seen = std::collections::HashSet::new();
+    for plan in &cmd.plans {
+        for p in solver.plan(&plan.material, plan.rule, plan.metric) {
+            if !seen.insert(p.material.clone()) {
+                continue;
+            }
+            if global.json {
+                render::json_line(out, &p)?;
+            } else {
+                let needs = if p.needs.is_empty() {
+                    "-".to_owned()
+                } else {
+                    p.needs.join(",")
+                };
+                let state = if p.cached { "cached" } else { "todo" };
+                writeln!(out, "{}\t{}\t{state}\t{needs}", p.material, p.memory_bytes)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The solver's progress on a bar: one stage per material of the closure.

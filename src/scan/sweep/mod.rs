@@ -133,9 +133,26 @@ pub fn scan_with_sweep(
     memory: MemoryLimit,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<ScanStats> {
-    let material = plan.material;
+    let mut all = scan_with_sweep_plans(inv, std::slice::from_ref(plan), memory, progress)?;
+    Ok(all.remove(0))
+}
+
+/// The most memory a sweep of `material` takes, in bytes, from its tables'
+/// headers (what `scan` checks against `--memory-limit`).
+///
+/// # Errors
+///
+/// As [`scan_with_sweep`] for missing or damaged tables.
+pub fn sweep_memory_bound(
+    inv: &Inventory,
+    material: &crate::chess::material::Material,
+) -> Result<u64> {
+    Ok(open_sweep(inv, material)?.memory_bound())
+}
+
+fn open_sweep(inv: &Inventory, material: &crate::chess::material::Material) -> Result<Sweep> {
     let label = material.to_string();
-    inv.require(&material, &label)?;
+    inv.require(material, &label)?;
     let name = material.table_name();
     let open = |kind: TableKind, ext: &str| -> Result<SweepTable> {
         let file = format!("{name}.{ext}");
@@ -153,7 +170,33 @@ pub fn scan_with_sweep(
         .filter(|n| *n != name)
         .collect();
     let closure = wdl::Closure::open(inv, &others, &label)?;
-    let mut sweep = Sweep::new(wdl_file, dtz_file, closure)?;
+    Sweep::new(wdl_file, dtz_file, closure)
+}
+
+/// Scans with one sweep for several plans of the same material (different
+/// filters, say): the table is decoded and its DTZ worked out once, and
+/// only the counting pass runs once per plan. The statistics come back in
+/// the plans' order.
+///
+/// # Errors
+///
+/// As [`scan_with_sweep`]; [`Error::Usage`] if the plans are not all of one
+/// material and none is given.
+pub fn scan_with_sweep_plans(
+    inv: &Inventory,
+    plans: &[ScanPlan],
+    memory: MemoryLimit,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<ScanStats>> {
+    let Some(first) = plans.first() else {
+        return Err(Error::Usage("a sweep needs a plan".into()));
+    };
+    let material = first.material;
+    if plans.iter().any(|p| p.material != material) {
+        return Err(Error::Usage("one sweep scans one material".into()));
+    }
+    let label = material.to_string();
+    let mut sweep = open_sweep(inv, &material)?;
     let needed = sweep.memory_bound();
     if let Some(limit) = memory.bytes() {
         if needed > limit {
@@ -169,7 +212,7 @@ pub fn scan_with_sweep(
     let len = sweep.len() as u64;
     let progress = Progress {
         done: AtomicU64::new(0),
-        total: 5 * len,
+        total: (4 + plans.len() as u64) * len,
         report: progress,
     };
     let debug = std::env::var_os("FIFTYMOVE_SWEEP_DEBUG").is_some();
@@ -184,8 +227,11 @@ pub fn scan_with_sweep(
     };
     sweep.pass_wdl(&progress)?;
     lap("wdl");
-    let ctx = Counting::new(plan);
-    let mut total = [Acc::default(), Acc::default()];
+    let contexts: Vec<Counting> = plans.iter().map(Counting::new).collect();
+    let mut totals: Vec<[Acc; 2]> = plans
+        .iter()
+        .map(|_| [Acc::default(), Acc::default()])
+        .collect();
     for chunk in sweep.chunks() {
         let part = format!("blocks {}..{}", chunk.start, chunk.end);
         sweep.open_window(chunk);
@@ -197,17 +243,23 @@ pub fn scan_with_sweep(
         lap(&format!(
             "{part}: rounding settled ({a} stored, {b} unstored)"
         ));
-        let counted = count(&sweep, &ctx, &progress);
-        total = merge_sides(total, counted, &ctx.canon);
+        for (ctx, total) in contexts.iter().zip(totals.iter_mut()) {
+            let counted = count(&sweep, ctx, &progress);
+            *total = merge_sides(std::mem::take(total), counted, &ctx.canon);
+        }
         lap(&format!("{part}: count"));
     }
-    let mut stats = ScanStats::new(&material.to_string(), plan.raw);
-    for (color, acc) in [Color::White, Color::Black].into_iter().zip(total) {
-        *stats.side_mut(color) = side_stats(acc, &ctx)?;
+    let mut out = Vec::new();
+    for ((plan, ctx), total) in plans.iter().zip(&contexts).zip(totals) {
+        let mut stats = ScanStats::new(&material.to_string(), plan.raw);
+        for (color, acc) in [Color::White, Color::Black].into_iter().zip(total) {
+            *stats.side_mut(color) = side_stats(acc, ctx)?;
+        }
+        stats.shard = plan.shard;
+        out.push(stats);
     }
-    stats.shard = plan.shard;
     progress.finish();
-    Ok(stats)
+    Ok(out)
 }
 
 /// Both sides' accumulators merged.

@@ -1,0 +1,557 @@
+//! Where the verifier's statistics come from: the sweep of the Syzygy
+//! tables (DTZ under the 50-move rule, when the tables are there) or the
+//! solver (the same document without tables, and DTR and DTM always),
+//! with every document kept in a cache on disk so that a second run costs
+//! no sweep and no solve.
+//!
+//! The claims that concern one material are fetched together: one sweep or
+//! one solve counts every filter they use.
+//!
+//! # The cache
+//!
+//! One JSON file per document, `<dir>/<material>.<metric>.<hash>.json`,
+//! holding the key it was made for and the document. The key names the
+//! material, the filter, the rule and metric, the engine, fiftymove's
+//! version and the solver's, and for a sweep the md5 of every table file it
+//! read (the official md5 once the tables are verified; with `--no-verify`
+//! the files' size and modification time stand in). A file whose key
+//! differs is a miss; one that does not parse is damaged, never used, and
+//! made again. Files are written atomically.
+
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    sync::Mutex,
+};
+
+use md5::{Digest, Md5};
+use serde::{Deserialize, Serialize};
+
+use super::filter::Filter;
+use crate::{
+    chess::{material::Material, rule::Metric, rule::Rule},
+    error::{Error, Result},
+    memory::MemoryLimit,
+    output::write_atomically,
+    scan::{
+        probe::ScanPlan,
+        sweep::{scan_with_sweep_plans, PROGRESS_UNITS},
+        ScanStats,
+    },
+    solve::{self, SolvePlan, Solver, MAX_SOLVE_PIECES},
+    tables::{checksums, Inventory},
+};
+
+/// One document the verifier asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// The material, as the claim writes it.
+    pub material: Material,
+    /// The positions counted.
+    pub filter: Option<Filter>,
+    /// DTZ (under the 50-move rule), DTR or DTM.
+    pub metric: Metric,
+}
+
+/// Which engine made a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Engine {
+    /// The sweep of the Syzygy tables.
+    Sweep,
+    /// The retrograde solver, with no table file.
+    Solve,
+}
+
+impl Engine {
+    /// How the evidence names it.
+    pub fn describe(self, metric: Metric) -> String {
+        match self {
+            Engine::Sweep => "the Syzygy tables (sweep engine)".into(),
+            Engine::Solve => format!("fiftymove's solver ({})", metric.as_str()),
+        }
+    }
+}
+
+/// A document and the engine that made it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Sourced {
+    /// The statistics.
+    pub stats: ScanStats,
+    /// Which engine made them.
+    pub engine: Engine,
+}
+
+/// Progress of long work, for bars.
+pub trait Hooks: Sync {
+    /// A sweep of `what` starts, in [`PROGRESS_UNITS`] units; returns the
+    /// callback that counts them.
+    fn sweep(&self, what: &str) -> Box<dyn Fn(u64) + Sync + '_>;
+    /// The sweep is done.
+    fn sweep_done(&self);
+    /// The solver's progress.
+    fn solve(&self) -> &dyn solve::Progress;
+}
+
+/// Shows nothing.
+pub struct Quiet;
+
+impl Hooks for Quiet {
+    fn sweep(&self, _: &str) -> Box<dyn Fn(u64) + Sync + '_> {
+        Box::new(|_| {})
+    }
+    fn sweep_done(&self) {}
+    fn solve(&self) -> &dyn solve::Progress {
+        &solve::NoProgress
+    }
+}
+
+/// What a cache file is for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Key {
+    material: String,
+    filter: String,
+    rule: Rule,
+    metric: Metric,
+    engine: Engine,
+    fiftymove: String,
+    solver: u32,
+    /// md5 of the md5s of the tables read (empty for the solver).
+    tables: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    key: Key,
+    stats: ScanStats,
+}
+
+/// The cache of documents.
+#[derive(Clone, Debug)]
+pub struct StatsCache {
+    dir: PathBuf,
+}
+
+/// Why a cached document was not used.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Lookup {
+    Missing,
+    /// There, but for another key (a table, the version or the filter
+    /// changed).
+    Stale,
+    /// Not a document.
+    Damaged,
+}
+
+impl StatsCache {
+    /// The cache in `dir`.
+    pub fn new(dir: impl Into<PathBuf>) -> StatsCache {
+        StatsCache { dir: dir.into() }
+    }
+
+    fn path(&self, key: &Key) -> PathBuf {
+        let text = serde_json::to_string(key).expect("a key serialises");
+        let hash = format!("{:x}", Md5::digest(text.as_bytes()));
+        self.dir.join(format!(
+            "{}.{}.{}.json",
+            key.material,
+            key.metric.as_str(),
+            &hash[..16]
+        ))
+    }
+
+    pub(crate) fn get(&self, key: &Key) -> std::result::Result<ScanStats, Lookup> {
+        let text = match std::fs::read_to_string(self.path(key)) {
+            Ok(t) => t,
+            Err(_) => return Err(Lookup::Missing),
+        };
+        let entry: Entry = serde_json::from_str(&text).map_err(|_| Lookup::Damaged)?;
+        if entry.key != *key {
+            return Err(Lookup::Stale);
+        }
+        Ok(entry.stats)
+    }
+
+    pub(crate) fn put(&self, key: &Key, stats: &ScanStats) -> Result<()> {
+        std::fs::create_dir_all(&self.dir).map_err(|error| Error::Output {
+            path: self.dir.clone(),
+            error,
+        })?;
+        let entry = Entry {
+            key: key.clone(),
+            stats: stats.clone(),
+        };
+        let text = serde_json::to_vec(&entry).expect("a document serialises");
+        write_atomically(&self.path(key), &text)
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// The verifier's source of documents.
+pub struct Sources<'a> {
+    inventory: &'a Inventory,
+    /// Whether the tables' md5s were checked (then the official md5s name
+    /// their contents).
+    verified: bool,
+    memory: MemoryLimit,
+    solver: Solver,
+    cache: Option<StatsCache>,
+    hooks: &'a dyn Hooks,
+    /// Requests that will come, fetched together per material and metric.
+    wanted: Vec<Request>,
+    made: Mutex<HashMap<String, Sourced>>,
+    /// Whether slices of frozen pawns (6 pieces) are solved when not
+    /// cached: their closures are dozens of 5-piece materials, hours of
+    /// work, so a plain run does not start them.
+    deep: bool,
+}
+
+fn request_key(r: &Request) -> String {
+    format!(
+        "{}|{}|{}",
+        r.material,
+        r.filter.as_ref().map(Filter::key).unwrap_or_default(),
+        r.metric.as_str()
+    )
+}
+
+impl<'a> Sources<'a> {
+    /// Documents from `inventory`'s tables (md5-checked if `verified`) and
+    /// from `solver`, kept in `cache`.
+    pub fn new(
+        inventory: &'a Inventory,
+        verified: bool,
+        memory: MemoryLimit,
+        solver: Solver,
+        cache: Option<StatsCache>,
+        hooks: &'a dyn Hooks,
+    ) -> Sources<'a> {
+        Sources {
+            inventory,
+            verified,
+            memory,
+            solver,
+            cache,
+            hooks,
+            wanted: Vec::new(),
+            made: Mutex::new(HashMap::new()),
+            deep: false,
+        }
+    }
+
+    /// Also solves slices of frozen pawns that are not cached (`claims
+    /// --deep`).
+    pub fn deep(mut self, deep: bool) -> Sources<'a> {
+        self.deep = deep;
+        self
+    }
+
+    /// Whether `r` would need a slice of frozen pawns solved that this run
+    /// does not solve (not `deep`, and not cached).
+    pub fn defers(&self, r: &Request) -> bool {
+        if self.deep || r.material.piece_count() <= MAX_SOLVE_PIECES {
+            return false;
+        }
+        if self
+            .made
+            .lock()
+            .expect("no panic while held")
+            .contains_key(&request_key(r))
+        {
+            return false;
+        }
+        let Some(engine) = self.engine_for(r) else {
+            return false;
+        };
+        let key = self.key(r, engine);
+        !matches!(self.cache.as_ref().map(|c| c.get(&key)), Some(Ok(_)))
+    }
+
+    /// The solver.
+    pub fn solver(&self) -> &Solver {
+        &self.solver
+    }
+
+    /// The hooks.
+    pub fn hooks(&self) -> &dyn Hooks {
+        self.hooks
+    }
+
+    /// Announces a request, so that it is made with the others of its
+    /// material and metric.
+    pub fn want(&mut self, r: Request) {
+        if !self.wanted.contains(&r) {
+            self.wanted.push(r);
+        }
+    }
+
+    /// Whether the Syzygy tables of `material`'s closure are all present.
+    pub fn has_tables(&self, material: &Material) -> bool {
+        self.inventory.missing_for(material).is_empty()
+    }
+
+    /// Which engine would make `r`: the sweep for DTZ when the tables are
+    /// present, else the solver up to its piece count.
+    pub fn engine_for(&self, r: &Request) -> Option<Engine> {
+        if r.metric == Metric::Dtz && self.has_tables(&r.material) {
+            Some(Engine::Sweep)
+        } else if solvable(&r.material, r.filter.as_ref()) {
+            Some(Engine::Solve)
+        } else {
+            None
+        }
+    }
+
+    fn key(&self, r: &Request, engine: Engine) -> Key {
+        let tables = match engine {
+            Engine::Solve => String::new(),
+            Engine::Sweep => {
+                let mut h = Md5::new();
+                for file in r.material.closure_files() {
+                    let part = match (self.verified, checksums::official(&file)) {
+                        (true, Some(o)) => o.md5.to_owned(),
+                        _ => self
+                            .inventory
+                            .path(&file)
+                            .and_then(|p| std::fs::metadata(p).ok())
+                            .map(|m| {
+                                let modified = m
+                                    .modified()
+                                    .ok()
+                                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                                    .map_or(0, |d| d.as_nanos());
+                                format!("unverified {} {modified}", m.len())
+                            })
+                            .unwrap_or_default(),
+                    };
+                    h.update(file.as_bytes());
+                    h.update(part.as_bytes());
+                }
+                format!("{:x}", h.finalize())
+            }
+        };
+        Key {
+            material: r.material.to_string(),
+            filter: r.filter.as_ref().map(Filter::key).unwrap_or_default(),
+            rule: if r.metric == Metric::Dtz {
+                Rule::FIFTY
+            } else {
+                Rule::None
+            },
+            metric: r.metric,
+            engine,
+            fiftymove: env!("CARGO_PKG_VERSION").to_owned(),
+            solver: solve::SOLVER_VERSION,
+            tables,
+        }
+    }
+
+    /// The document of `r`, from the cache or made (with the other wanted
+    /// requests of its material and metric).
+    ///
+    /// # Errors
+    ///
+    /// Table, memory and solver errors; [`Error::Other`] for a material no
+    /// engine takes.
+    pub fn fetch(&self, r: &Request) -> Result<Sourced> {
+        if let Some(s) = self
+            .made
+            .lock()
+            .expect("no panic while held")
+            .get(&request_key(r))
+        {
+            return Ok(s.clone());
+        }
+        let engine = self.engine_for(r).ok_or_else(|| {
+            Error::Other(format!(
+                "no engine takes {} ({} pieces)",
+                r.material,
+                r.material.piece_count()
+            ))
+        })?;
+        // The batch: this request and the others wanted of its material and
+        // metric that the cache does not hold.
+        let mut batch = vec![r.clone()];
+        for w in &self.wanted {
+            if w.material == r.material && w.metric == r.metric && !batch.contains(w) {
+                batch.push(w.clone());
+            }
+        }
+        let mut todo = Vec::new();
+        for b in batch {
+            let key = self.key(&b, engine);
+            match self.cache.as_ref().map(|c| c.get(&key)) {
+                Some(Ok(stats)) => {
+                    self.made
+                        .lock()
+                        .expect("no panic while held")
+                        .insert(request_key(&b), Sourced { stats, engine });
+                }
+                _ => todo.push((b, key)),
+            }
+        }
+        if !todo.is_empty() {
+            let made = self.make(&todo, engine)?;
+            for ((b, key), stats) in todo.iter().zip(made) {
+                if let Some(c) = &self.cache {
+                    c.put(key, &stats)?;
+                }
+                self.made
+                    .lock()
+                    .expect("no panic while held")
+                    .insert(request_key(b), Sourced { stats, engine });
+            }
+        }
+        Ok(self.made.lock().expect("no panic while held")[&request_key(r)].clone())
+    }
+
+    fn make(&self, todo: &[(Request, Key)], engine: Engine) -> Result<Vec<ScanStats>> {
+        let material = todo[0].0.material;
+        match engine {
+            Engine::Sweep => {
+                let plans: Vec<ScanPlan> = todo
+                    .iter()
+                    .map(|(r, _)| ScanPlan {
+                        material,
+                        shard: None,
+                        raw: false,
+                        filter: r.filter.as_ref().map(Filter::to_position_filter),
+                    })
+                    .collect();
+                let what = format!(
+                    "scan {material}{}",
+                    if plans.len() > 1 {
+                        format!(" ({} filters)", plans.len())
+                    } else {
+                        String::new()
+                    }
+                );
+                let step = self.hooks.sweep(&what);
+                let out = scan_with_sweep_plans(self.inventory, &plans, self.memory, &*step);
+                drop(step);
+                self.hooks.sweep_done();
+                out
+            }
+            Engine::Solve if material.piece_count() > MAX_SOLVE_PIECES => {
+                // A slice of frozen pawns: one filter gives the slice, and the
+                // plans of the batch share it.
+                let pawns = todo
+                    .iter()
+                    .find_map(|(r, _)| r.filter.as_ref().and_then(Filter::frozen_pawns))
+                    .ok_or_else(|| Error::Other(format!("no slice of {material} to solve")))?;
+                let plans = self.solve_plans(material, todo);
+                self.solver
+                    .frozen_stats_many(&plans, &pawns, self.hooks.solve())
+            }
+            Engine::Solve => {
+                let plans = self.solve_plans(material, todo);
+                let mut out = self.solver.stats_many(&plans, self.hooks.solve())?;
+                // The verifier reads the document as a scan: the solver's
+                // fields say how it was made.
+                for s in &mut out {
+                    s.engine = Some("solve".into());
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    fn solve_plans(&self, material: Material, todo: &[(Request, Key)]) -> Vec<SolvePlan> {
+        let metric = todo[0].0.metric;
+        todo.iter()
+            .map(|(r, _)| SolvePlan {
+                material,
+                rule: if metric == Metric::Dtz {
+                    Rule::FIFTY
+                } else {
+                    Rule::None
+                },
+                metric,
+                shard: None,
+                raw: false,
+                filter: r.filter.clone().map(|f| {
+                    std::sync::Arc::new(move |b: &shakmaty::Board| f.matches_board(b))
+                        as solve::BoardFilter
+                }),
+            })
+            .collect()
+    }
+}
+
+/// Whether the solver can make documents of `material` (with `filter`):
+/// up to five pieces, or a slice of frozen pawns whose captures lead to
+/// five.
+pub fn solvable(material: &Material, filter: Option<&Filter>) -> bool {
+    material.piece_count() <= MAX_SOLVE_PIECES
+        || (filter.and_then(Filter::frozen_pawns).is_some()
+            && material
+                .captures()
+                .iter()
+                .all(|c| c.piece_count() <= MAX_SOLVE_PIECES))
+}
+
+/// The units of a sweep's progress.
+pub const SWEEP_UNITS: u64 = PROGRESS_UNITS;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(tables: &str, version: &str) -> Key {
+        Key {
+            material: "KRBvKR".into(),
+            filter: String::new(),
+            rule: Rule::FIFTY,
+            metric: Metric::Dtz,
+            engine: Engine::Sweep,
+            fiftymove: version.into(),
+            solver: 1,
+            tables: tables.into(),
+        }
+    }
+
+    /// Hits, misses when a table's md5 or the version changes, atomic
+    /// writes, and damaged entries that are never used.
+    #[test]
+    fn cache_hits_misses_and_damage() {
+        let dir = tempfile_dir();
+        let cache = StatsCache::new(&dir);
+        let doc = ScanStats::new("KRBvKR", false);
+        let k = key("aaaa", "1.0");
+        assert_eq!(cache.get(&k).unwrap_err(), Lookup::Missing);
+        cache.put(&k, &doc).unwrap();
+        assert_eq!(cache.get(&k).unwrap(), doc);
+        // Another md5 of the tables, another version: misses (they name
+        // other files, or the same file fails the key comparison).
+        assert!(cache.get(&key("bbbb", "1.0")).is_err());
+        assert!(cache.get(&key("aaaa", "1.1")).is_err());
+        // A file for one key holding another key is stale.
+        let other = key("cccc", "1.0");
+        std::fs::copy(cache.path(&k), cache.path(&other)).unwrap();
+        assert_eq!(cache.get(&other).unwrap_err(), Lookup::Stale);
+        // A damaged file is detected, and replaced by the next put.
+        let path = cache.path(&k);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.truncate(bytes.len() / 2);
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(cache.get(&k).unwrap_err(), Lookup::Damaged);
+        cache.put(&k, &doc).unwrap();
+        assert_eq!(cache.get(&k).unwrap(), doc);
+        // Nothing half-written is left behind.
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let name = e.unwrap().file_name();
+            assert!(!name.to_string_lossy().ends_with(".tmp"), "{name:?}");
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    fn tempfile_dir() -> PathBuf {
+        let d = std::env::temp_dir().join(format!("fiftymove-stats-cache-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The test command: starts the one-node SLURM cluster the slurm_* tests
+# need (scripts/slurm/local-cluster.sh; installs Debian's packages on first
+# use, needs root), runs `cargo test --release` with any arguments given,
+# prints the cluster's jobs with their ids and states, and stops the
+# cluster if it started it, also when a test fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cluster=scripts/slurm/local-cluster.sh
+started=0
+stop() {
+    echo "== SLURM jobs (id, name, state, reason), finished ones kept for MinJobAge:"
+    squeue -h -t all -o '%i %j %T %r' 2>/dev/null | sort -n || true
+    if [ $started -eq 1 ]; then
+        "$cluster" stop
+    fi
+}
+trap stop EXIT
+if ! "$cluster" status >/dev/null 2>&1; then
+    "$cluster" start
+    started=1
+fi
+cargo test --release "$@"

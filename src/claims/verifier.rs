@@ -267,6 +267,24 @@ impl<'a> Verifier<'a> {
         Ok(&self.scans[&key])
     }
 
+    /// The document a whole-endgame claim reads, with the evidence's scope
+    /// (the positions the claim's filter keeps) and engine filled in.
+    fn claim_doc(
+        &mut self,
+        claim: &Claim,
+        material: &Material,
+        metric: SolveMetric,
+        ev: &mut Evidence,
+    ) -> Result<Sourced> {
+        ev.scope = Some(match &claim.filter {
+            Some(f) => format!("{material}: {}", f.describe()),
+            None => format!("{material}: all positions"),
+        });
+        let doc = self.doc(material, claim.filter.as_ref(), metric)?.clone();
+        ev.engine = Some(doc.engine.describe(metric));
+        Ok(doc)
+    }
+
     /// The solver's answers under `rule` and `metric`.
     fn positions(&mut self, rule: Rule, metric: SolveMetric) -> Result<&Positions<'a>> {
         if !self.positions.contains_key(&(rule, metric)) {
@@ -489,10 +507,6 @@ impl<'a> Verifier<'a> {
         winner: Color,
         ev: &mut Evidence,
     ) -> Result<Verdict> {
-        ev.scope = Some(match &claim.filter {
-            Some(f) => format!("{material}: {}", f.describe()),
-            None => format!("{material}: all positions"),
-        });
         // Per-side ply limits for the counts over the limit.
         let limits: Option<(u32, u32)> = match claim.check {
             Check::MaxMoves { moves } | Check::AtMostMoves { moves } => {
@@ -500,10 +514,7 @@ impl<'a> Verifier<'a> {
             }
             _ => None,
         };
-        let doc = self
-            .doc(material, claim.filter.as_ref(), SolveMetric::Dtz)?
-            .clone();
-        ev.engine = Some(doc.engine.describe(SolveMetric::Dtz));
+        let doc = self.claim_doc(claim, material, SolveMetric::Dtz, ev)?;
         let stats = doc.stats;
         let views = [
             View {
@@ -700,14 +711,7 @@ impl<'a> Verifier<'a> {
     ) -> Result<Verdict> {
         let allowance = matches!(claim.check, Check::Allowance { .. });
         let limit = 2 * moves;
-        ev.scope = Some(match &claim.filter {
-            Some(f) => format!("{material}: {}", f.describe()),
-            None => format!("{material}: all positions"),
-        });
-        let doc = self
-            .doc(material, claim.filter.as_ref(), SolveMetric::Dtr)?
-            .clone();
-        ev.engine = Some(doc.engine.describe(SolveMetric::Dtr));
+        let doc = self.claim_doc(claim, material, SolveMetric::Dtr, ev)?;
         let stats = &doc.stats;
         let mut over_total = 0;
         let mut within_total = 0;
@@ -732,21 +736,11 @@ impl<'a> Verifier<'a> {
                 }
             }
             ev.sides.push(SideEvidence {
-                to_move: color_name(color).into(),
-                role: if winner_to_move { "winner" } else { "loser" }.into(),
-                positions: side.positions,
-                wins,
-                cursed_wins: 0,
-                draws: side.wdl.draw,
-                other_side_wins: other,
-                longest_dtz: None,
-                longest_phase_plies: None,
-                longest_moves: None,
                 over_limit: Some([over, over]),
                 limit_plies: Some(limit),
                 within_limit: Some(wins - over),
                 longest_dtr: hist.max(),
-                longest_dtm: None,
+                ..solved_side(color, winner_to_move, side, wins, other)
             });
         }
         ev.positions = Some(positions);
@@ -790,15 +784,13 @@ impl<'a> Verifier<'a> {
         let wins = within_total + over_total;
         // A rule cuts wins short (over > 0): that refutes an allowance
         // and confirms a claim that it needs more.
-        let tail = format!(
-            "({limit} plies) without a zeroing move (exact, by DTR); the longest DTR is {longest_dtr} plies"
-        );
+        let exact = format!("(exact, by DTR); the longest DTR is {longest_dtr} plies");
         ev.summary = if over_total > 0 {
-            format!("{over_total} of the {wins} wins need more than {moves} moves {tail}")
+            format!("{over_total} of the {wins} wins need more than {moves} moves ({limit} plies) without a zeroing move {exact}")
         } else if allowance {
-            format!("all {wins} wins fit in {moves} moves {tail}")
+            format!("all {wins} wins fit in {moves} moves ({limit} plies) between zeroing moves {exact}")
         } else {
-            format!("no win needs more than {moves} moves {tail}")
+            format!("no win needs more than {moves} moves ({limit} plies) without a zeroing move {exact}")
         };
         Ok(if (over_total > 0) == allowance {
             Verdict::Refuted
@@ -817,14 +809,7 @@ impl<'a> Verifier<'a> {
         ev: &mut Evidence,
     ) -> Result<Verdict> {
         let exact_max = matches!(claim.check, Check::MaxMoves { .. });
-        ev.scope = Some(match &claim.filter {
-            Some(f) => format!("{material}: {}", f.describe()),
-            None => format!("{material}: all positions"),
-        });
-        let doc = self
-            .doc(material, claim.filter.as_ref(), SolveMetric::Dtm)?
-            .clone();
-        ev.engine = Some(doc.engine.describe(SolveMetric::Dtm));
+        let doc = self.claim_doc(claim, material, SolveMetric::Dtm, ev)?;
         let stats = &doc.stats;
         // The winner's moves: ceil(p/2) of a mate in p plies with the
         // winner to move, p/2 with the loser to move.
@@ -842,21 +827,9 @@ impl<'a> Verifier<'a> {
                 }
             }
             ev.sides.push(SideEvidence {
-                to_move: color_name(color).into(),
-                role: if winner_to_move { "winner" } else { "loser" }.into(),
-                positions: side.positions,
-                wins,
-                cursed_wins: 0,
-                draws: side.wdl.draw,
-                other_side_wins: other,
-                longest_dtz: None,
-                longest_phase_plies: None,
                 longest_moves: hist.max().map(|p| [mate_moves(p), mate_moves(p)]),
-                over_limit: None,
-                limit_plies: None,
-                within_limit: None,
-                longest_dtr: None,
                 longest_dtm: hist.max(),
+                ..solved_side(color, winner_to_move, side, wins, other)
             });
         }
         ev.positions = Some(positions);
@@ -1182,6 +1155,35 @@ fn winners_part(
             side.wdl.win,
             &side.longest.loss,
         )
+    }
+}
+
+/// One side's evidence from a solver document (DTR or DTM), with the
+/// metric's own fields left empty for the caller: solver documents have
+/// no cursed wins and no DTZ phases.
+fn solved_side(
+    color: Color,
+    winner_to_move: bool,
+    side: &crate::scan::SideStats,
+    wins: u64,
+    other: u64,
+) -> SideEvidence {
+    SideEvidence {
+        to_move: color_name(color).into(),
+        role: if winner_to_move { "winner" } else { "loser" }.into(),
+        positions: side.positions,
+        wins,
+        cursed_wins: 0,
+        draws: side.wdl.draw,
+        other_side_wins: other,
+        longest_dtz: None,
+        longest_phase_plies: None,
+        longest_moves: None,
+        over_limit: None,
+        limit_plies: None,
+        within_limit: None,
+        longest_dtr: None,
+        longest_dtm: None,
     }
 }
 

@@ -439,11 +439,23 @@ impl<'a> Verifier<'a> {
         let deferred =
             by_solver && request_for(claim, material).is_some_and(|r| self.sources.defers(&r));
         if deferred {
-            let closure = crate::solve::frozen_closure(&material);
-            let fives = closure.iter().filter(|m| m.piece_count() == 5).count();
+            let reach = claim
+                .filter
+                .as_ref()
+                .and_then(Filter::frozen_pawns)
+                .and_then(|pawns| crate::solve::frozen_reach(&material, &pawns))
+                .unwrap_or_default();
+            let whole = reach
+                .iter()
+                .filter(|(m, only)| m.piece_count() == 5 && only.is_none())
+                .count();
+            let parts = reach
+                .iter()
+                .filter(|(m, only)| m.piece_count() == 5 && only.is_some())
+                .count();
             ev.summary = format!(
-                "the Syzygy tables of {material} are not all present, and the solver decides this claim only with a solve of its slice of frozen pawns, whose captures lead to {} materials ({fives} of 5 pieces): hours of work, so only `claims --deep` starts it (its result is cached, and later runs read it)",
-                closure.len()
+                "the Syzygy tables of {material} are not all present, and the solver decides this claim only with a solve of its slice of frozen pawns, whose captures lead to {} materials ({whole} of 5 pieces solved whole, {parts} of 5 pieces in the slices reached): long work on a small machine (the README gives a measured time), so only `claims --deep` starts it (its result is cached, and later runs read it)",
+                reach.len()
             );
             let sizes = official_sizes(&missing);
             ev.missing_total_bytes = Some(sizes.values().sum());

@@ -227,6 +227,25 @@ impl Layout {
         }
     }
 
+    /// The slice of a placement of the pawns (squares in the table's
+    /// colours, any order), canonical under the mirror; `None` if two pawns
+    /// share a square or one stands off the pawn ranks.
+    pub(crate) fn slice_of(&self, white: &[u8], black: &[u8]) -> Option<usize> {
+        if white.len() != self.white_pawns || black.len() != self.black_pawns {
+            return None;
+        }
+        let (mut w, mut b) = (white.to_vec(), black.to_vec());
+        w.sort_unstable();
+        b.sort_unstable();
+        if w.iter().chain(&b).any(|p| !(8..56).contains(p)) {
+            return None;
+        }
+        let code = *self
+            .slice_code
+            .get(set_rank(&w) * binomial(48, self.black_pawns) + set_rank(&b))?;
+        (code != u32::MAX).then_some((code >> 1) as usize)
+    }
+
     /// Total entries over all slices.
     pub(crate) fn total_entries(&self) -> usize {
         self.entries * self.slices.len()

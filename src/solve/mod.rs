@@ -38,6 +38,7 @@ mod geometry;
 mod layout;
 mod levels;
 mod positions;
+mod reach;
 mod retro;
 mod stats;
 mod table;
@@ -45,7 +46,10 @@ mod table;
 mod tests;
 mod value;
 
-use std::{collections::HashMap, sync::Arc};
+use std::{
+    collections::{BTreeSet, HashMap},
+    sync::Arc,
+};
 
 use rayon::prelude::*;
 
@@ -204,9 +208,17 @@ impl Solver {
     /// values of the slices solved side by side (those of one pawn
     /// advance).
     fn working_bytes(layout: &Layout, metric: Metric) -> u64 {
+        Self::working_bytes_of(layout, metric, None)
+    }
+
+    /// [`Solver::working_bytes`] of a solve of `only` these slices (all if
+    /// `None`).
+    fn working_bytes_of(layout: &Layout, metric: Metric, only: Option<&BTreeSet<usize>>) -> u64 {
         let mut widest = HashMap::new();
-        for s in &layout.slices {
-            *widest.entry(s.advance).or_insert(0u64) += 1;
+        for (i, s) in layout.slices.iter().enumerate() {
+            if only.is_none_or(|o| o.contains(&i)) {
+                *widest.entry(s.advance).or_insert(0u64) += 1;
+            }
         }
         let at_once = widest.values().copied().max().unwrap_or(1);
         at_once * Self::slice_entry_bytes(metric) * layout.entries as u64
@@ -301,7 +313,7 @@ impl Solver {
         for (i, m) in order.iter().enumerate() {
             let is_target = *m == target;
             let counting: &[Counting] = if is_target { &countings } else { &[] };
-            let parts = run.material(m, i, order.len(), counting, progress)?;
+            let parts = run.material(m, i, order.len(), counting, None, progress)?;
             if is_target {
                 all = parts;
             }
@@ -395,7 +407,7 @@ impl Solver {
 /// so that a table can be dropped soon after its last reader is solved:
 /// with the closure sorted by size instead, every 5-piece table of a
 /// KRPvKBP slice would be held at once (some 25 GiB for DTR).
-pub fn frozen_closure(material: &Material) -> Vec<Material> {
+fn frozen_closure(material: &Material) -> Vec<Material> {
     fn visit(m: Material, order: &mut Vec<Material>, seen: &mut std::collections::HashSet<String>) {
         if !m.has_table() || !seen.insert(m.table_name()) {
             return;
@@ -419,6 +431,67 @@ pub fn frozen_closure(material: &Material) -> Vec<Material> {
     order
 }
 
+/// What the solve of the slice of `material` (as written) whose pawns are
+/// frozen on `pawns` (`(colour, square)`, as written) has to make first:
+/// each material, normalised, with the number of its slices needed
+/// (`None`: solved whole, as pawnless ones are), in solving order. `None`
+/// if the pawns are not frozen.
+pub fn frozen_reach(
+    material: &Material,
+    pawns: &[(shakmaty::Color, shakmaty::Square)],
+) -> Option<Vec<(Material, Option<usize>)>> {
+    let written: Vec<(shakmaty::Color, u8)> = pawns.iter().map(|(c, s)| (*c, *s as u8)).collect();
+    let reached = reach::reach(material, &written)?;
+    Some(
+        reach_order(material, reached)
+            .into_iter()
+            .map(|(m, only)| (m, only.map(|o| o.len())))
+            .collect(),
+    )
+}
+
+/// The materials a slice of frozen pawns of `material` reaches, each with
+/// the slices needed (`None`: whole), in the depth-first order of
+/// [`frozen_closure`] (each right after what it reads, so that tables are
+/// dropped soon).
+fn reach_order(
+    material: &Material,
+    reached: reach::Reach,
+) -> Vec<(Material, Option<BTreeSet<usize>>)> {
+    fn visit(
+        m: Material,
+        needed: &mut std::collections::BTreeMap<String, (Material, Option<BTreeSet<usize>>)>,
+        order: &mut Vec<(Material, Option<BTreeSet<usize>>)>,
+    ) {
+        let Some(entry) = needed.remove(&m.table_name()) else {
+            return;
+        };
+        for child in m.children() {
+            visit(child, needed, order);
+        }
+        order.push(entry);
+    }
+    let mut needed = reached.needed;
+    let mut order = Vec::new();
+    let mut captures: Vec<Material> = material
+        .captures()
+        .iter()
+        .map(Material::normalized)
+        .collect();
+    captures.sort_by_key(Material::table_name);
+    for child in captures {
+        visit(child, &mut needed, &mut order);
+    }
+    // Whatever the captures' children did not lead to (none, if the reach
+    // search and the materials' children agree) still comes, children
+    // first, so nothing reached is left unsolved.
+    while let Some(name) = needed.keys().next().cloned() {
+        let m = needed[&name].0;
+        visit(m, &mut needed, &mut order);
+    }
+    order
+}
+
 impl Solver {
     /// The statistics of one slice of `plans`' material (of up to six
     /// pieces) whose pawns are *frozen*: each stands blocked by an enemy
@@ -437,6 +510,19 @@ impl Solver {
         plans: &[SolvePlan],
         pawns: &[(shakmaty::Color, shakmaty::Square)],
         progress: &dyn Progress,
+    ) -> Result<Vec<ScanStats>> {
+        self.frozen_stats_with(plans, pawns, progress, false)
+    }
+
+    /// [`Solver::frozen_stats_many`], with the exits' materials solved
+    /// whole (`whole_exits`, the plain way, for tests to check the other
+    /// against) or only in the slices the frozen slice can reach.
+    fn frozen_stats_with(
+        &self,
+        plans: &[SolvePlan],
+        pawns: &[(shakmaty::Color, shakmaty::Square)],
+        progress: &dyn Progress,
+        whole_exits: bool,
     ) -> Result<Vec<ScanStats>> {
         let Some(first) = plans.first() else {
             return Err(Error::Usage("a solve needs a plan".into()));
@@ -481,14 +567,30 @@ impl Solver {
             *x = i as u8;
         }
         let (slice, _) = layout.locate(&sq).ok_or_else(|| bad("the pawns overlap"))?;
-        let order = frozen_closure(&material);
+        let order = if whole_exits {
+            frozen_closure(&material)
+                .into_iter()
+                .map(|m| (m, None))
+                .collect()
+        } else {
+            let written: Vec<(shakmaty::Color, u8)> =
+                pawns.iter().map(|(c, s)| (*c, *s as u8)).collect();
+            let reached = reach::reach(&material, &written)
+                .ok_or_else(|| bad("a pawn that can push is not frozen"))?;
+            reach_order(&material, reached)
+        };
         // The most memory at any step: the tables still needed then, and the
         // step's own working set (tables are dropped once nothing left
         // reads them).
         let keeps_of = Keeps::of(metric);
+        let table_bytes = |m: &Material, only: &Option<BTreeSet<usize>>| {
+            let l = Layout::new(m);
+            let slices = only.as_ref().map_or(l.slices.len(), BTreeSet::len);
+            Table::bytes_of_slices(&l, keeps_of, slices)
+        };
         let mut needed = 0u64;
         for i in 0..=order.len() {
-            let mut still: Vec<Material> = order[i..].to_vec();
+            let mut still: Vec<Material> = order[i..].iter().map(|(m, _)| *m).collect();
             still.push(target);
             let wanted: std::collections::HashSet<String> = still
                 .iter()
@@ -497,13 +599,13 @@ impl Solver {
                 .collect();
             let alive: u64 = order[..i]
                 .iter()
-                .filter(|m| wanted.contains(&m.table_name()))
-                .map(|m| Table::bytes(&Layout::new(m), keeps_of))
+                .filter(|(m, _)| wanted.contains(&m.table_name()))
+                .map(|(m, only)| table_bytes(m, only))
                 .sum();
             let working = match order.get(i) {
-                Some(m) => {
+                Some((m, only)) => {
                     let l = Layout::new(m);
-                    Table::bytes(&l, keeps_of) + Self::working_bytes(&l, metric)
+                    table_bytes(m, only) + Self::working_bytes_of(&l, metric, only.as_ref())
                 }
                 None => Self::slice_entry_bytes(metric) * layout.entries as u64,
             };
@@ -516,9 +618,9 @@ impl Solver {
             metric,
             tables: HashMap::new(),
         };
-        for (i, m) in order.iter().enumerate() {
-            run.material(m, i, order.len() + 1, &[], progress)?;
-            let mut still = order[i + 1..].to_vec();
+        for (i, (m, only)) in order.iter().enumerate() {
+            run.material(m, i, order.len() + 1, &[], only.as_ref(), progress)?;
+            let mut still: Vec<Material> = order[i + 1..].iter().map(|(m, _)| *m).collect();
             still.push(target);
             run.release(&still);
         }
@@ -602,10 +704,13 @@ impl Run<'_> {
         index: usize,
         count: usize,
         counting: &[Counting],
+        only: Option<&BTreeSet<usize>>,
         progress: &dyn Progress,
     ) -> Result<Vec<ScanStats>> {
         let layout = Layout::new(material);
         let keeps = Keeps::of(self.metric);
+        let wanted = |s: usize| only.is_none_or(|o| o.contains(&s));
+        let entries = only.map_or(layout.total_entries(), |o| o.len() * layout.entries) as u64;
         // The table of the material solved is needed for its pawn pushes,
         // and by the materials above it; a pawnless one at the top needs
         // none.
@@ -617,9 +722,9 @@ impl Run<'_> {
                         &format!("read {}", material.table_name()),
                         index,
                         count,
-                        layout.total_entries() as u64,
+                        entries,
                     );
-                    match self.read(&layout, &cached, keep, counting, progress) {
+                    match self.read(&layout, &cached, keep, counting, only, progress) {
                         Ok(stats) => return Ok(stats),
                         Err(CacheError::Damaged(why)) => {
                             progress.note(&format!("damaged cache file, solving again: {why}"))
@@ -644,16 +749,21 @@ impl Run<'_> {
             &format!("solve {}", material.table_name()),
             index,
             count,
-            layout.total_entries() as u64,
+            entries,
         );
-        let own = Table::new(layout.clone(), self.rule, keeps);
-        let writer = match &self.solver.cache {
-            Some(cache) => Some(
+        let own = match only {
+            Some(o) => Table::partial(layout.clone(), self.rule, keeps, o),
+            None => Table::new(layout.clone(), self.rule, keeps),
+        };
+        // A table of some slices is not the material's: the cache keeps
+        // whole materials only.
+        let writer = match (&self.solver.cache, only) {
+            (Some(cache), None) => Some(
                 cache
                     .writer(&layout, self.rule, self.metric)
                     .map_err(|e| cache_error(cache.dir(), e))?,
             ),
-            None => None,
+            _ => None,
         };
         let tables = &self.tables;
         let lookup = |m: &Material| tables.get(&m.table_name()).map(|t| &**t);
@@ -669,7 +779,7 @@ impl Run<'_> {
         let stats = std::sync::Mutex::new(counting.iter().map(Counting::empty).collect::<Vec<_>>());
         for advance in groups.into_iter().rev() {
             let slices: Vec<usize> = (0..layout.slices.len())
-                .filter(|&s| layout.slices[s].advance == advance)
+                .filter(|&s| layout.slices[s].advance == advance && wanted(s))
                 .collect();
             slices.par_iter().try_for_each(|&s| {
                 let values = match &no_rule_exits {
@@ -713,11 +823,20 @@ impl Run<'_> {
         cached: &cache::CachedTable,
         keep: bool,
         counting: &[Counting],
+        only: Option<&BTreeSet<usize>>,
         progress: &dyn Progress,
     ) -> std::result::Result<Vec<ScanStats>, CacheError> {
-        let own = keep.then(|| Table::new(layout.clone(), self.rule, Keeps::of(self.metric)));
+        let keeps = Keeps::of(self.metric);
+        let own = keep.then(|| match only {
+            Some(o) => Table::partial(layout.clone(), self.rule, keeps, o),
+            None => Table::new(layout.clone(), self.rule, keeps),
+        });
         let mut stats: Vec<ScanStats> = counting.iter().map(Counting::empty).collect();
-        for s in 0..layout.slices.len() {
+        let slices: Vec<usize> = match only {
+            Some(o) => o.iter().copied().collect(),
+            None => (0..layout.slices.len()).collect(),
+        };
+        for s in slices {
             let values = cached.slice(s)?;
             if let Some(t) = &own {
                 t.set_slice(s, &values);

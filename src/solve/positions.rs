@@ -467,7 +467,7 @@ impl Solver {
             tables: HashMap::new(),
         };
         for (i, m) in order.iter().enumerate() {
-            run.material(m, i, order.len(), &[], progress)?;
+            run.material(m, i, order.len(), &[], None, progress)?;
             run.release(&order[i + 1..]);
         }
         Ok(())

@@ -175,12 +175,43 @@ pub(crate) struct Table {
     rule: Rule,
     keeps: Keeps,
     store: Store,
+    /// For a table of some slices only: each slice's place in the store
+    /// (`u32::MAX` for a slice not held).
+    held: Option<Vec<u32>>,
 }
 
 impl Table {
     /// An empty table for `layout`, keeping `keeps`.
     pub(crate) fn new(layout: Layout, rule: Rule, keeps: Keeps) -> Table {
         let n = layout.total_entries();
+        Self::with_entries(layout, rule, keeps, n, None)
+    }
+
+    /// An empty table holding only `slices` of `layout` (those a slice of
+    /// frozen pawns can reach): reading any other slice panics, since it
+    /// would be a bug in the reach search and a silent wrong value
+    /// otherwise.
+    pub(crate) fn partial(
+        layout: Layout,
+        rule: Rule,
+        keeps: Keeps,
+        slices: &std::collections::BTreeSet<usize>,
+    ) -> Table {
+        let mut held = vec![u32::MAX; layout.slices.len()];
+        for (i, s) in slices.iter().enumerate() {
+            held[*s] = i as u32;
+        }
+        let n = layout.entries * slices.len();
+        Self::with_entries(layout, rule, keeps, n, Some(held))
+    }
+
+    fn with_entries(
+        layout: Layout,
+        rule: Rule,
+        keeps: Keeps,
+        n: usize,
+        held: Option<Vec<u32>>,
+    ) -> Table {
         let store = if keeps != Keeps::Classes {
             Store::Values([
                 (0..n).map(|_| AtomicU16::new(0)).collect(),
@@ -197,6 +228,7 @@ impl Table {
             rule,
             keeps,
             store,
+            held,
         }
     }
 
@@ -209,12 +241,18 @@ impl Table {
             rule,
             keeps,
             store: Store::Values([Vec::new(), Vec::new()]),
+            held: None,
         }
     }
 
     /// Bytes a table of `layout` takes.
     pub(crate) fn bytes(layout: &Layout, keeps: Keeps) -> u64 {
-        let n = layout.total_entries() as u64;
+        Self::bytes_of_slices(layout, keeps, layout.slices.len())
+    }
+
+    /// Bytes a table of `slices` slices of `layout` takes.
+    pub(crate) fn bytes_of_slices(layout: &Layout, keeps: Keeps, slices: usize) -> u64 {
+        let n = (layout.entries * slices) as u64;
         if keeps != Keeps::Classes {
             4 * n
         } else {
@@ -222,9 +260,25 @@ impl Table {
         }
     }
 
+    /// Where slice `slice` starts in the store.
+    #[inline]
+    fn base(&self, slice: usize) -> usize {
+        let place = match &self.held {
+            None => slice,
+            Some(held) => match held[slice] {
+                u32::MAX => panic!(
+                    "a read of slice {slice} of {}, which this run did not solve",
+                    self.layout.material
+                ),
+                p => p as usize,
+            },
+        };
+        place * self.layout.entries
+    }
+
     /// Fills slice `slice` from its solved values.
     pub(crate) fn set_slice(&self, slice: usize, values: &SliceValues) {
-        let base = slice * self.layout.entries;
+        let base = self.base(slice);
         match &self.store {
             Store::Values(sides) => {
                 for (side, v) in sides.iter().zip(values) {
@@ -257,7 +311,7 @@ impl Table {
     /// white, 1 black) to move, or `None` if it is not a position.
     #[inline]
     pub(crate) fn get(&self, side: usize, slice: usize, entry: usize) -> Option<Kept> {
-        let i = slice * self.layout.entries + entry;
+        let i = self.base(slice) + entry;
         match &self.store {
             Store::Values(sides) => {
                 let o = value::outcome(sides[side][i].load(Relaxed))?;

@@ -204,3 +204,56 @@ fn frozen_slice_equals_the_whole_solve() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The exits of a slice of frozen pawns solved in the reached slices only
+/// give the statistics of the plain way, which solves every material of
+/// the closure whole: KNP(a4) v KP(a5), where a5xb4 takes the knight into
+/// KPvKP with the pawns on a4 and b4 (a slice the reach search must find,
+/// and from which the b-pawn walks on), in DTZ under the 50-move rule and
+/// in DTR.
+#[test]
+fn reached_slices_give_the_whole_exits_statistics() {
+    let dir = std::env::temp_dir().join(format!("fiftymove-reach-{}", std::process::id()));
+    let material: Material = "KNPvKP".parse().unwrap();
+    let locked = |b: &shakmaty::Board| {
+        let at = |sq: shakmaty::Square, c: shakmaty::Color| {
+            b.piece_at(sq)
+                == Some(shakmaty::Piece {
+                    color: c,
+                    role: shakmaty::Role::Pawn,
+                })
+        };
+        use shakmaty::{Color::*, Square::*};
+        (at(A4, White) && at(A5, Black)) || (at(H4, White) && at(H5, Black))
+    };
+    let pawns = [
+        (shakmaty::Color::White, shakmaty::Square::A4),
+        (shakmaty::Color::Black, shakmaty::Square::A5),
+    ];
+    for (rule, metric) in [(Rule::FIFTY, Metric::Dtz), (Rule::None, Metric::Dtr)] {
+        let plan = SolvePlan {
+            material,
+            rule,
+            metric,
+            shard: None,
+            raw: false,
+            filter: Some(std::sync::Arc::new(locked)),
+        };
+        // Separate caches: the reached run must not read the whole run's
+        // tables (and neither writes a partial table).
+        let whole = Solver::new(Some(Cache::new(dir.join("whole"))), MemoryLimit::Available)
+            .frozen_stats_with(std::slice::from_ref(&plan), &pawns, &NoProgress, true)
+            .unwrap()
+            .remove(0);
+        let reached = Solver::new(
+            Some(Cache::new(dir.join("reached"))),
+            MemoryLimit::Available,
+        )
+        .frozen_stats_with(std::slice::from_ref(&plan), &pawns, &NoProgress, false)
+        .unwrap()
+        .remove(0);
+        assert!(whole.white.wdl.win > 1_000, "{}", whole.white.wdl.win);
+        assert_eq!(reached, whole, "{metric:?}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

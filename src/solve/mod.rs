@@ -453,43 +453,17 @@ pub fn frozen_reach(
 /// The materials a slice of frozen pawns of `material` reaches, each with
 /// the slices needed (`None`: whole), in the depth-first order of
 /// [`frozen_closure`] (each right after what it reads, so that tables are
-/// dropped soon).
+/// dropped soon). Every material reached is in that closure (a search step
+/// is a capture or promotion, as [`Material::children`] lists them); one
+/// left out would stop the solve at its first exit into it.
 fn reach_order(
     material: &Material,
-    reached: reach::Reach,
+    mut reached: reach::Reach,
 ) -> Vec<(Material, Option<BTreeSet<usize>>)> {
-    fn visit(
-        m: Material,
-        needed: &mut std::collections::BTreeMap<String, (Material, Option<BTreeSet<usize>>)>,
-        order: &mut Vec<(Material, Option<BTreeSet<usize>>)>,
-    ) {
-        let Some(entry) = needed.remove(&m.table_name()) else {
-            return;
-        };
-        for child in m.children() {
-            visit(child, needed, order);
-        }
-        order.push(entry);
-    }
-    let mut needed = reached.needed;
-    let mut order = Vec::new();
-    let mut captures: Vec<Material> = material
-        .captures()
+    frozen_closure(material)
         .iter()
-        .map(Material::normalized)
-        .collect();
-    captures.sort_by_key(Material::table_name);
-    for child in captures {
-        visit(child, &mut needed, &mut order);
-    }
-    // Whatever the captures' children did not lead to (none, if the reach
-    // search and the materials' children agree) still comes, children
-    // first, so nothing reached is left unsolved.
-    while let Some(name) = needed.keys().next().cloned() {
-        let m = needed[&name].0;
-        visit(m, &mut needed, &mut order);
-    }
-    order
+        .filter_map(|m| reached.needed.remove(&m.table_name()))
+        .collect()
 }
 
 impl Solver {

@@ -159,6 +159,26 @@ fn dtr_documents_count_each_rules_wins() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A white pawn on a4 locked by a black one on a5, as the tests of frozen
+/// slices place them.
+const LOCKED_A4_A5: [(shakmaty::Color, shakmaty::Square); 2] = [
+    (shakmaty::Color::White, shakmaty::Square::A4),
+    (shakmaty::Color::Black, shakmaty::Square::A5),
+];
+
+/// The positions of that slice, or of its mirror image (h4 and h5).
+fn locked_a4_a5(b: &shakmaty::Board) -> bool {
+    let at = |sq: shakmaty::Square, c: shakmaty::Color| {
+        b.piece_at(sq)
+            == Some(shakmaty::Piece {
+                color: c,
+                role: shakmaty::Role::Pawn,
+            })
+    };
+    use shakmaty::{Color::*, Square::*};
+    (at(A4, White) && at(A5, Black)) || (at(H4, White) && at(H5, Black))
+}
+
 /// A slice of frozen pawns solved alone gives the statistics of the same
 /// positions in the whole material's solve: KPvKP with the pawns locked on
 /// a4 and a5 (and, by the mirror, h4 and h5), in DTZ and DTR.
@@ -167,17 +187,6 @@ fn frozen_slice_equals_the_whole_solve() {
     let dir = std::env::temp_dir().join(format!("fiftymove-frozen-{}", std::process::id()));
     let solver = Solver::new(Some(Cache::new(&dir)), MemoryLimit::Available);
     let material: Material = "KPvKP".parse().unwrap();
-    let locked = |b: &shakmaty::Board| {
-        let at = |sq: shakmaty::Square, c: shakmaty::Color| {
-            b.piece_at(sq)
-                == Some(shakmaty::Piece {
-                    color: c,
-                    role: shakmaty::Role::Pawn,
-                })
-        };
-        use shakmaty::{Color::*, Square::*};
-        (at(A4, White) && at(A5, Black)) || (at(H4, White) && at(H5, Black))
-    };
     for (rule, metric) in [(Rule::FIFTY, Metric::Dtz), (Rule::None, Metric::Dtr)] {
         let plan = SolvePlan {
             material,
@@ -185,18 +194,11 @@ fn frozen_slice_equals_the_whole_solve() {
             metric,
             shard: None,
             raw: false,
-            filter: Some(std::sync::Arc::new(locked)),
+            filter: Some(std::sync::Arc::new(locked_a4_a5)),
         };
         let whole = solver.stats(&plan, &NoProgress).unwrap();
         let slice = solver
-            .frozen_stats_many(
-                std::slice::from_ref(&plan),
-                &[
-                    (shakmaty::Color::White, shakmaty::Square::A4),
-                    (shakmaty::Color::Black, shakmaty::Square::A5),
-                ],
-                &NoProgress,
-            )
+            .frozen_stats_many(std::slice::from_ref(&plan), &LOCKED_A4_A5, &NoProgress)
             .unwrap()
             .remove(0);
         assert!(whole.white.positions > 1_000, "{}", whole.white.positions);
@@ -215,21 +217,6 @@ fn frozen_slice_equals_the_whole_solve() {
 fn reached_slices_give_the_whole_exits_statistics() {
     let dir = std::env::temp_dir().join(format!("fiftymove-reach-{}", std::process::id()));
     let material: Material = "KNPvKP".parse().unwrap();
-    let locked = |b: &shakmaty::Board| {
-        let at = |sq: shakmaty::Square, c: shakmaty::Color| {
-            b.piece_at(sq)
-                == Some(shakmaty::Piece {
-                    color: c,
-                    role: shakmaty::Role::Pawn,
-                })
-        };
-        use shakmaty::{Color::*, Square::*};
-        (at(A4, White) && at(A5, Black)) || (at(H4, White) && at(H5, Black))
-    };
-    let pawns = [
-        (shakmaty::Color::White, shakmaty::Square::A4),
-        (shakmaty::Color::Black, shakmaty::Square::A5),
-    ];
     for (rule, metric) in [(Rule::FIFTY, Metric::Dtz), (Rule::None, Metric::Dtr)] {
         let plan = SolvePlan {
             material,
@@ -237,19 +224,29 @@ fn reached_slices_give_the_whole_exits_statistics() {
             metric,
             shard: None,
             raw: false,
-            filter: Some(std::sync::Arc::new(locked)),
+            filter: Some(std::sync::Arc::new(locked_a4_a5)),
         };
         // Separate caches: the reached run must not read the whole run's
         // tables (and neither writes a partial table).
         let whole = Solver::new(Some(Cache::new(dir.join("whole"))), MemoryLimit::Available)
-            .frozen_stats_with(std::slice::from_ref(&plan), &pawns, &NoProgress, true)
+            .frozen_stats_with(
+                std::slice::from_ref(&plan),
+                &LOCKED_A4_A5,
+                &NoProgress,
+                true,
+            )
             .unwrap()
             .remove(0);
         let reached = Solver::new(
             Some(Cache::new(dir.join("reached"))),
             MemoryLimit::Available,
         )
-        .frozen_stats_with(std::slice::from_ref(&plan), &pawns, &NoProgress, false)
+        .frozen_stats_with(
+            std::slice::from_ref(&plan),
+            &LOCKED_A4_A5,
+            &NoProgress,
+            false,
+        )
         .unwrap()
         .remove(0);
         assert!(whole.white.wdl.win > 1_000, "{}", whole.white.wdl.win);

@@ -93,6 +93,14 @@ pub enum Error {
         /// The bytes it may take.
         limit: u64,
     },
+    /// A remote table source (`--remote`) that cannot be reached, refuses,
+    /// or answers something unusable.
+    Remote {
+        /// The service's URL.
+        url: String,
+        /// What went wrong.
+        detail: String,
+    },
     /// Anything else; a bug or an unexpected state.
     Other(String),
 }
@@ -103,7 +111,8 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_OTHER: i32 = 1;
 /// Exit code for bad input: usage, FEN, material, position.
 pub const EXIT_BAD_INPUT: i32 = 2;
-/// Exit code for tables that are missing, unreadable or corrupt.
+/// Exit code for tables that are missing, unreadable or corrupt, and for a
+/// remote table source that cannot be reached or answers nonsense.
 pub const EXIT_TABLES: i32 = 3;
 
 impl Error {
@@ -115,9 +124,10 @@ impl Error {
             | Error::Position { .. }
             | Error::Material { .. }
             | Error::Input { .. } => EXIT_BAD_INPUT,
-            Error::MissingTables { .. } | Error::Table { .. } | Error::TableDir { .. } => {
-                EXIT_TABLES
-            }
+            Error::MissingTables { .. }
+            | Error::Table { .. }
+            | Error::TableDir { .. }
+            | Error::Remote { .. } => EXIT_TABLES,
             Error::Output { .. } | Error::Memory { .. } | Error::Other(_) => EXIT_OTHER,
         }
     }
@@ -226,6 +236,9 @@ impl Error {
                     write!(f, "; {i}")?;
                 }
                 Ok(())
+            }
+            Error::Remote { url, detail } => {
+                write!(f, "the tablebase service at {url}: {detail}")
             }
             Error::Other(msg) => write!(f, "{msg}"),
         }

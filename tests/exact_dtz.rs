@@ -8,10 +8,9 @@ use fiftymove::{
     chess::material::Material,
     chess::wdl::Wdl,
     probe::{DtzMemo, Prober},
-    scan::enumerate::Enumerator,
 };
-use rand::{rngs::StdRng, seq::SliceRandom, Rng, SeedableRng};
-use shakmaty::{Chess, Color, Position, Square};
+use rand::{rngs::StdRng, SeedableRng};
+use shakmaty::{Chess, Position, Square};
 use shakmaty_syzygy::MaybeRounded;
 
 /// The DTZ a plain search gives: the best, for the side to move, of what
@@ -54,23 +53,6 @@ fn plain_search(prober: &Prober, pos: &Chess, memo: &mut DtzMemo) -> i32 {
     own.signum() * best.expect("a decisive position has a move that keeps its result")
 }
 
-fn random_position(rng: &mut StdRng, material: &Material) -> Option<Chess> {
-    let e = Enumerator::new(material);
-    let mut squares: Vec<Square> = Square::ALL.to_vec();
-    squares.shuffle(rng);
-    let board = e.board(&squares[..material.piece_count()]);
-    let turn = if rng.gen_bool(0.5) {
-        Color::White
-    } else {
-        Color::Black
-    };
-    let pos = e.position(&board, turn)?;
-    // Pawns on the back rank are not positions.
-    (pos.board().pawns() & shakmaty::Bitboard::BACKRANKS)
-        .is_empty()
-        .then_some(pos)
-}
-
 #[test]
 fn exact_dtz_agrees_with_plain_search_and_with_shakmaty_syzygy() {
     let prober = common::prober();
@@ -86,7 +68,7 @@ fn exact_dtz_agrees_with_plain_search_and_with_shakmaty_syzygy() {
     let (mut checked, mut decisive, mut rounded, mut bumped, mut cursed) = (0, 0, 0, 0, 0);
     while checked < 10_200 {
         let material: Material = materials[checked % materials.len()].parse().unwrap();
-        let Some(pos) = random_position(&mut rng, &material) else {
+        let Some(pos) = common::random_position(&mut rng, &material) else {
             continue;
         };
         let exact = prober.dtz_with(&pos, &mut memo).unwrap();

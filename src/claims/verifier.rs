@@ -61,6 +61,8 @@ const FIFTY_MOVE_PLIES: u32 = 100;
 pub struct Verifier<'a> {
     inventory: &'a Inventory,
     prober: &'a Prober,
+    /// A tablebase service, for position claims whose tables are absent.
+    remote: Option<&'a Prober>,
     sources: &'a Sources<'a>,
     scans: HashMap<String, Sourced>,
     lines: HashMap<String, Line>,
@@ -190,11 +192,36 @@ impl<'a> Verifier<'a> {
         Verifier {
             inventory,
             prober,
+            remote: None,
             sources,
             scans: HashMap::new(),
             lines: HashMap::new(),
             positions: HashMap::new(),
         }
+    }
+
+    /// Decides the position claims whose tables are absent through
+    /// `remote`, a probe engine reading a tablebase service
+    /// ([`Prober::remote`]); where the tables are present they still decide.
+    pub fn with_remote(mut self, remote: &'a Prober) -> Verifier<'a> {
+        self.remote = Some(remote);
+        self
+    }
+
+    /// The probe engine for positions of `material`: the files where they
+    /// are present, else the service, if there is one.
+    fn prober_for(&self, material: &Material) -> &'a Prober {
+        match self.remote {
+            Some(r) if !self.sources.has_tables(material) => r,
+            _ => self.prober,
+        }
+    }
+
+    /// How evidence names the service, if one is used for `material`.
+    fn remote_engine(&self, material: &Material) -> Option<String> {
+        self.prober_for(material)
+            .remote_source()
+            .map(|r| format!("the tablebase service at {}", r.url()))
     }
 
     /// Announces the documents `claims` need, so that those of one material
@@ -320,8 +347,12 @@ impl<'a> Verifier<'a> {
             let pos = parse_fen(fen)?;
             let material = Material::from_board(pos.board())?;
             // Without the tables, the solver plays the same line.
+            // Without the tables the solver plays the same line, and for
+            // more pieces than it takes, a service (if one is given).
             let line = if !material.has_table() || self.sources.has_tables(&material) {
                 best_line(self.prober, &pos)?
+            } else if self.remote.is_some() && material.piece_count() > MAX_SOLVE_PIECES {
+                best_line(self.prober_for(&material), &pos)?
             } else {
                 self.solver_line(fen, Rule::FIFTY, SolveMetric::Dtz)?
             };
@@ -415,6 +446,21 @@ impl<'a> Verifier<'a> {
             color_name(shown_color)
         ));
         let solvable = super::source::solvable(&material, claim.filter.as_ref());
+        let position_claim = matches!(
+            claim.check,
+            Check::PositionConverts { .. } | Check::PositionWins { .. }
+        );
+        let by_remote = position_claim
+            && self.remote.is_some()
+            && !self.sources.has_tables(&material)
+            && material.piece_count() > MAX_SOLVE_PIECES;
+        if claim.metric == Metric::Dtm && by_remote {
+            if let Check::PositionConverts { fen, play, moves } = &claim.check {
+                result.verdict = self.remote_mate_check(claim, fen, play, *moves, &mut ev)?;
+                result.evidence = ev;
+                return Ok(result);
+            }
+        }
         if claim.metric == Metric::Dtm && !solvable {
             ev.summary = format!(
                 "Syzygy tables hold no distance to mate (DTM), and fiftymove's solver, which computes it, takes at most {MAX_SOLVE_PIECES} pieces"
@@ -467,6 +513,14 @@ impl<'a> Verifier<'a> {
         if by_solver {
             ev.notes.push(format!(
                 "the Syzygy tables of {material} are not all present; the solver decided this claim without them"
+            ));
+            missing.clear();
+        }
+        if by_remote {
+            ev.engine = self.remote_engine(&material);
+            ev.notes.push(format!(
+                "the Syzygy tables of {material} are not all present; {} decided this claim",
+                ev.engine.as_deref().unwrap_or_default()
             ));
             missing.clear();
         }
@@ -1027,12 +1081,13 @@ impl<'a> Verifier<'a> {
     ) -> Result<(Option<Color>, Witness)> {
         let pos = position_after(fen, play)?;
         let material = Material::from_board(pos.board())?;
+        let prober = self.prober_for(&material);
         let wdl = if pos.is_checkmate() {
             Wdl::Loss
         } else {
-            self.prober.wdl(&pos)?
+            prober.wdl(&pos)?
         };
-        let dtz = self.prober.dtz(&pos)?;
+        let dtz = prober.dtz(&pos)?;
         let winner = match wdl.signum() {
             1 => Some(pos.turn()),
             -1 => Some(!pos.turn()),
@@ -1110,6 +1165,63 @@ impl<'a> Verifier<'a> {
         };
         ev.longest = Some(w);
         Ok(verdict)
+    }
+
+    /// A position's mate depth from the tablebase service, which has DTM
+    /// where it has DTM tables (up to 6 pieces on the public service).
+    fn remote_mate_check(
+        &mut self,
+        claim: &Claim,
+        fen: &str,
+        play: &[String],
+        moves: u32,
+        ev: &mut Evidence,
+    ) -> Result<Verdict> {
+        let pos = position_after(fen, play)?;
+        let material = Material::from_board(pos.board())?;
+        let prober = self.prober_for(&material);
+        let remote = prober
+            .remote_source()
+            .ok_or_else(|| Error::Other("a mate check without a service".into()))?;
+        let fen_now = fen_of(&pos);
+        ev.scope = Some(format!("the position {fen_now}"));
+        ev.claimed_moves = Some(moves);
+        ev.engine = self.remote_engine(&material);
+        let claimed = claim.winner_color(&material);
+        let Some(dtm) = remote.dtm(&pos)? else {
+            ev.summary = format!(
+                "{} gives no distance to mate for this position (it has DTM only where it has DTM tables: up to 6 pieces on the public service, none on a server without them)",
+                remote.url()
+            );
+            return Ok(Verdict::Unverifiable);
+        };
+        let winner = match dtm.signum() {
+            1 => Some(pos.turn()),
+            -1 => Some(!pos.turn()),
+            _ => None,
+        };
+        if winner.is_none() || winner != claimed {
+            ev.summary = format!(
+                "the position is not a mate for {} (DTM {dtm} plies for the side to move)",
+                claim.winner.as_deref().unwrap_or("?")
+            );
+            return Ok(Verdict::Refuted);
+        }
+        let plies = dtm.unsigned_abs();
+        let observed = if dtm > 0 {
+            plies.div_ceil(2)
+        } else {
+            plies / 2
+        };
+        ev.observed_moves = Some([observed, observed]);
+        Ok(if observed == moves {
+            ev.summary = format!("the winner mates in exactly {moves} moves (DTM {plies} plies)");
+            Verdict::Confirmed
+        } else {
+            ev.summary =
+                format!("the winner mates in {observed} moves, not {moves} (DTM {plies} plies)");
+            Verdict::Refuted
+        })
     }
 
     fn position_wins(

@@ -18,6 +18,7 @@ use crate::{
         wdl::{outcome_with_clock, Outcome, Wdl},
     },
     error::{guard_table_read, Error, Result},
+    tables::remote::Remote,
 };
 
 /// The evaluation shakmaty-syzygy reports, as ours.
@@ -116,16 +117,45 @@ fn key(pos: &Chess) -> Key {
         | ep << 93
 }
 
+/// Where the probe engine reads its raw values.
+enum Source {
+    /// Syzygy files, through shakmaty-syzygy.
+    Files(Tablebase<Chess>),
+    /// A tablebase service (boxed: its client and memo are large).
+    Remote(Box<Remote>),
+}
+
 /// The probe engine: one shakmaty-syzygy probe per position, rounding
 /// resolved by search. Simple, and the oracle for faster engines.
+///
+/// It reads the Syzygy files, or a tablebase service (which reads them with
+/// shakmaty-syzygy too): both give the same raw values, maybe rounded, and
+/// the engine makes them exact the same way.
 pub struct Prober {
-    tb: Tablebase<Chess>,
+    source: Source,
 }
 
 impl Prober {
     /// Wraps an opened tablebase.
     pub fn new(tb: Tablebase<Chess>) -> Prober {
-        Prober { tb }
+        Prober {
+            source: Source::Files(tb),
+        }
+    }
+
+    /// Reads a tablebase service instead of files.
+    pub fn remote(remote: Remote) -> Prober {
+        Prober {
+            source: Source::Remote(Box::new(remote)),
+        }
+    }
+
+    /// The service this engine reads, if it reads one.
+    pub fn remote_source(&self) -> Option<&Remote> {
+        match &self.source {
+            Source::Remote(r) => Some(r),
+            Source::Files(_) => None,
+        }
     }
 
     /// The five-valued WDL of `pos`, assuming the clock is 0.
@@ -135,15 +165,43 @@ impl Prober {
     /// [`Error::MissingTables`] or [`Error::Table`] when a table is absent or
     /// damaged.
     pub fn wdl(&self, pos: &Chess) -> Result<Wdl> {
-        guard_table_read(
-            || guarded_tables(pos, "rtbw"),
-            || {
-                self.tb
-                    .probe_wdl_after_zeroing(pos)
-                    .map(wdl_from_syzygy)
-                    .map_err(|e| table_error(e, pos))
-            },
-        )
+        match &self.source {
+            Source::Files(tb) => guard_table_read(
+                || guarded_tables(pos, "rtbw"),
+                || {
+                    tb.probe_wdl_after_zeroing(pos)
+                        .map(wdl_from_syzygy)
+                        .map_err(|e| table_error(e, pos))
+                },
+            ),
+            Source::Remote(_) => self.wdl_from_dtz(pos),
+        }
+    }
+
+    /// The WDL a service's raw DTZ implies. A service sends no WDL table's
+    /// value, and its category depends on the clock and is not always
+    /// exact; the raw DTZ decides except where it is "100 or 101" plies
+    /// (win or cursed win), and there the exact DTZ does.
+    fn wdl_from_dtz(&self, pos: &Chess) -> Result<Wdl> {
+        if pos.is_checkmate() {
+            return Ok(Wdl::Loss);
+        }
+        let (v, rounded) = match trusted(self.raw_dtz(pos)?) {
+            MaybeRounded::Precise(v) => (v, false),
+            MaybeRounded::Rounded(v) => (v, true),
+        };
+        let magnitude = if rounded && v.abs() == 100 {
+            self.dtz(pos)?.abs()
+        } else {
+            v.abs()
+        };
+        Ok(match (v.signum(), magnitude <= 100) {
+            (0, _) => Wdl::Draw,
+            (1, true) => Wdl::Win,
+            (1, false) => Wdl::CursedWin,
+            (_, true) => Wdl::Loss,
+            (_, false) => Wdl::BlessedLoss,
+        })
     }
 
     /// The exact DTZ of `pos`, in plies, signed from the side to move.
@@ -176,15 +234,17 @@ impl Prober {
     ///
     /// As for [`Prober::wdl`].
     pub fn raw_dtz(&self, pos: &Chess) -> Result<MaybeRounded<i32>> {
-        guard_table_read(
-            || guarded_tables(pos, "rtbz"),
-            || {
-                self.tb
-                    .probe_dtz(pos)
-                    .map(|d| d.map(|d| d.0))
-                    .map_err(|e| table_error(e, pos))
-            },
-        )
+        match &self.source {
+            Source::Files(tb) => guard_table_read(
+                || guarded_tables(pos, "rtbz"),
+                || {
+                    tb.probe_dtz(pos)
+                        .map(|d| d.map(|d| d.0))
+                        .map_err(|e| table_error(e, pos))
+                },
+            ),
+            Source::Remote(r) => r.raw_dtz(pos),
+        }
     }
 
     /// The raw value, through the memo, as an interval the exact search can
@@ -198,10 +258,7 @@ impl Prober {
         if let Some(v) = memo.raw.get(&k) {
             return Ok(*v);
         }
-        let v = match self.raw_dtz(pos)? {
-            MaybeRounded::Precise(v) if v < -1 => MaybeRounded::Rounded(v),
-            other => other,
-        };
+        let v = trusted(self.raw_dtz(pos)?);
         memo.raw.insert(k, v);
         Ok(v)
     }
@@ -432,15 +489,22 @@ impl Prober {
             halfmove_clock: pos.halfmoves(),
             outcome_with_clock: outcome_with_clock(wdl, dtz, pos.halfmoves(), mated),
             moves,
-            engine: None,
+            engine: self
+                .remote_source()
+                .map(|r| format!("the tablebase service at {}", r.url())),
             rule: None,
             metric: None,
         })
     }
+}
 
-    /// The underlying shakmaty-syzygy tablebase.
-    pub fn tablebase(&self) -> &Tablebase<Chess> {
-        &self.tb
+/// A raw value as the exact search can trust it: a loss that
+/// shakmaty-syzygy calls precise is taken as rounded (see
+/// `Prober::raw_memo`).
+fn trusted(raw: MaybeRounded<i32>) -> MaybeRounded<i32> {
+    match raw {
+        MaybeRounded::Precise(v) if v < -1 => MaybeRounded::Rounded(v),
+        other => other,
     }
 }
 

@@ -72,3 +72,28 @@ pub fn prober() -> fiftymove::probe::Prober {
     let inv = fiftymove::tables::Inventory::scan(&[tables_dir()]).expect("tables dir");
     fiftymove::probe::Prober::new(inv.open().expect("tables open"))
 }
+
+/// A random legal position of `material` (`None` when the placement drawn
+/// is not one: kings in contact, the side not to move in check, a pawn on
+/// a back rank).
+pub fn random_position(
+    rng: &mut rand::rngs::StdRng,
+    material: &fiftymove::chess::material::Material,
+) -> Option<shakmaty::Chess> {
+    use rand::{seq::SliceRandom, Rng};
+    use shakmaty::{Color, Position, Square};
+    let e = fiftymove::scan::enumerate::Enumerator::new(material);
+    let mut squares: Vec<Square> = Square::ALL.to_vec();
+    squares.shuffle(rng);
+    let board = e.board(&squares[..material.piece_count()]);
+    let turn = if rng.gen_bool(0.5) {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let pos = e.position(&board, turn)?;
+    // Pawns on the back rank are not positions.
+    (pos.board().pawns() & shakmaty::Bitboard::BACKRANKS)
+        .is_empty()
+        .then_some(pos)
+}

@@ -98,6 +98,29 @@ pub struct SolveChoice {
     pub metric: Option<MetricArg>,
 }
 
+/// `--remote` of `probe`, `line`, `claims` and `records`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct RemoteChoice {
+    /// Read a tablebase service: the Lichess service, or the lila-tablebase
+    /// server at URL (give it with `=`: --remote=http://127.0.0.1:9000).
+    /// Its answers are made exact as the files' are, and cached in
+    /// $FIFTYMOVE_CACHE_DIR/remote (else ~/.cache/fiftymove/remote) unless
+    /// --no-cache. claims and records use it only for positions whose
+    /// tables are absent.
+    #[arg(
+        long,
+        value_name = "URL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = fiftymove::tables::remote::DEFAULT_URL
+    )]
+    pub remote: Option<String>,
+    /// Least time between two requests to the service, in milliseconds
+    /// (requests go one at a time; a 429 waits what the service asks).
+    #[arg(long, value_name = "MS", default_value_t = 0, requires = "remote")]
+    pub remote_spacing: u64,
+}
+
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
@@ -112,6 +135,8 @@ pub enum Command {
         fen: String,
         #[command(flatten)]
         solve: SolveChoice,
+        #[command(flatten)]
+        remote: RemoteChoice,
     },
     /// The best-play line to mate, with the 50- and 75-move points marked.
     ///
@@ -126,6 +151,8 @@ pub enum Command {
         format: Option<LineFormat>,
         #[command(flatten)]
         solve: SolveChoice,
+        #[command(flatten)]
+        remote: RemoteChoice,
     },
     /// Statistics of whole endgames: WDL classes, exact DTZ histograms and
     /// the longest positions, per side to move.
@@ -239,6 +266,8 @@ pub enum Command {
         /// stay unverifiable unless an earlier deep run cached them.
         #[arg(long)]
         deep: bool,
+        #[command(flatten)]
+        remote: RemoteChoice,
     },
     /// The record positions (the 517-move conversion, the 549-move mate, the
     /// longest 6-piece win): what is claimed, what the tables present
@@ -257,6 +286,8 @@ pub enum Command {
         /// Only tables with at most N pieces when listing every table present.
         #[arg(long, value_name = "N")]
         max_pieces: Option<usize>,
+        #[command(flatten)]
+        remote: RemoteChoice,
     },
     /// Write report.md and a self-contained report.html (inline SVG charts,
     /// board diagrams, claim verdicts) for endgames, scanned now or read

@@ -24,7 +24,13 @@ use fiftymove::{
 };
 use indicatif::ProgressBar;
 
-use super::{progress_bar, render, render_claims, scan_cmd::SolveBar, Global, RunResult};
+use super::{
+    args::RemoteChoice,
+    probe_cmd::{remote_prober, report_remote},
+    progress_bar, render, render_claims,
+    scan_cmd::SolveBar,
+    Global, RunResult,
+};
 
 /// Progress bars for the sweeps and solves behind the claims.
 pub struct Bars<'a> {
@@ -96,6 +102,7 @@ pub struct ClaimsArgs {
     pub from: Vec<PathBuf>,
     pub require_tables: bool,
     pub deep: bool,
+    pub remote: RemoteChoice,
 }
 
 fn load_catalog(path: Option<&Path>) -> Result<Vec<Claim>, Error> {
@@ -118,10 +125,14 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
     }
     let inv = global.inventory()?;
     let prober = Prober::new(inv.open()?);
+    let remote = remote_prober(global, &args.remote)?;
     let bars = Bars::new(global);
     let mut sources = sources(global, &inv, &bars).deep(args.deep);
     Verifier::want(&mut sources, &selected);
     let mut verifier = Verifier::new(&inv, &prober, &sources);
+    if let Some(r) = &remote {
+        verifier = verifier.with_remote(r);
+    }
     for stats in read_whole_results(&args.from)? {
         verifier.preload(stats)?;
     }
@@ -144,7 +155,11 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
     let mut results = Vec::new();
     for c in &selected {
         bars.set_purpose(&c.id);
-        let result = verifier.verify(c)?;
+        let result = verifier.verify(c);
+        if result.is_err() {
+            report_remote(global, remote.as_ref());
+        }
+        let result = result?;
         if !global.json {
             render_claims::claim_text(out, &result)?;
             writeln!(out)?;
@@ -153,6 +168,7 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
         results.push(result);
     }
     bars.finish();
+    report_remote(global, remote.as_ref());
     if global.json {
         render::json_line(out, &results)?;
     } else {
@@ -166,14 +182,19 @@ pub fn cmd_records(
     materials: &[String],
     from: &[PathBuf],
     max_pieces: Option<usize>,
+    remote: &RemoteChoice,
     out: &mut impl Write,
 ) -> RunResult {
     let recs = records::records()?;
     let inv = global.inventory()?;
     let prober = Prober::new(inv.open()?);
+    let remote = remote_prober(global, remote)?;
     let bars = Bars::new(global);
     let sources = sources(global, &inv, &bars);
     let mut verifier = Verifier::new(&inv, &prober, &sources);
+    if let Some(r) = &remote {
+        verifier = verifier.with_remote(r);
+    }
     let saved = read_whole_results(from)?;
     for s in &saved {
         verifier.preload(s.clone())?;
@@ -194,8 +215,13 @@ pub fn cmd_records(
     };
     for c in &recs {
         bars.set_purpose(&c.id);
-        report.records.push(verifier.verify(c)?);
+        let result = verifier.verify(c);
+        if result.is_err() {
+            report_remote(global, remote.as_ref());
+        }
+        report.records.push(result?);
     }
+    report_remote(global, remote.as_ref());
     for m in &chosen {
         bars.set_purpose("records");
         let with_lines = inv.missing_for(m).is_empty();

@@ -73,6 +73,8 @@ struct Global {
     memory: MemoryLimit,
     /// Where solved materials are kept, unless `--no-cache`.
     cache: Option<PathBuf>,
+    /// Where a tablebase service's answers are kept, unless `--no-cache`.
+    remote_cache: Option<PathBuf>,
 }
 
 impl Global {
@@ -198,12 +200,24 @@ fn run(raw: RawArgs) -> RunResult {
                 .clone()
                 .or_else(|| fiftymove::dirs::cache_dir().map(|d| d.join("solve")))
         },
+        remote_cache: if raw.no_cache {
+            None
+        } else {
+            fiftymove::dirs::cache_dir().map(|d| d.join("remote"))
+        },
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
     match raw.command {
-        Command::Probe { fen, solve } => probe_cmd::cmd_probe(&global, &fen, &solve, &mut out),
-        Command::Line { fen, format, solve } => {
+        Command::Probe { fen, solve, remote } => {
+            probe_cmd::cmd_probe(&global, &fen, &solve, &remote, &mut out)
+        }
+        Command::Line {
+            fen,
+            format,
+            solve,
+            remote,
+        } => {
             let format = match (format, global.json) {
                 (Some(f), false) => f,
                 (None, true) | (Some(LineFormat::Json), true) => LineFormat::Json,
@@ -216,7 +230,7 @@ fn run(raw: RawArgs) -> RunResult {
                 }
                 (None, false) => LineFormat::Text,
             };
-            probe_cmd::cmd_line(&global, &fen, format, &solve, &mut out)
+            probe_cmd::cmd_line(&global, &fen, format, &solve, &remote, &mut out)
         }
         Command::Tables { materials, verify } => {
             tables_cmd::cmd_tables(&global, &materials, verify, &mut out)
@@ -276,6 +290,7 @@ fn run(raw: RawArgs) -> RunResult {
             from,
             require_tables,
             deep,
+            remote,
         } => claims_cmd::cmd_claims(
             &global,
             &claims_cmd::ClaimsArgs {
@@ -285,6 +300,7 @@ fn run(raw: RawArgs) -> RunResult {
                 from,
                 require_tables,
                 deep,
+                remote,
             },
             &mut out,
         ),
@@ -292,7 +308,8 @@ fn run(raw: RawArgs) -> RunResult {
             materials,
             from,
             max_pieces,
-        } => claims_cmd::cmd_records(&global, &materials, &from, max_pieces, &mut out),
+            remote,
+        } => claims_cmd::cmd_records(&global, &materials, &from, max_pieces, &remote, &mut out),
         Command::Report {
             out: dir,
             materials,

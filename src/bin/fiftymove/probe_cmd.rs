@@ -1,5 +1,6 @@
-//! `probe` and `line`: one position at a time, from the Syzygy tables or,
-//! with `--rule` or `--metric`, from the solver.
+//! `probe` and `line`: one position at a time, from the Syzygy tables, from
+//! a tablebase service with `--remote`, or, with `--rule` or `--metric`,
+//! from the solver.
 
 use std::io::Write;
 
@@ -10,11 +11,12 @@ use fiftymove::{
         Prober,
     },
     solve::{Cache, Metric, Positions, Rule, Solver},
+    tables::remote::Remote,
     Error,
 };
 
 use crate::{
-    args::{LineFormat, MetricArg, SolveChoice},
+    args::{LineFormat, MetricArg, RemoteChoice, SolveChoice},
     no_rule_for, render,
     scan_cmd::SolveBar,
     Global, RunResult,
@@ -30,6 +32,60 @@ fn open_for_fen(global: &Global, fen: &str) -> Result<(Prober, shakmaty::Chess),
         inv.require(&material, &format!("{material} ({fen})"))?;
     }
     Ok((Prober::new(inv.open()?), pos))
+}
+
+/// The probe engine on the service `--remote` names, if it names one.
+pub fn remote_prober(global: &Global, choice: &RemoteChoice) -> Result<Option<Prober>, Error> {
+    let Some(url) = &choice.remote else {
+        return Ok(None);
+    };
+    let remote = Remote::new(
+        url,
+        global.remote_cache.as_deref(),
+        std::time::Duration::from_millis(choice.remote_spacing),
+    )?;
+    Ok(Some(Prober::remote(remote)))
+}
+
+/// One line on stderr (unless `--quiet`) saying what the service cost.
+pub fn report_remote(global: &Global, prober: Option<&Prober>) {
+    let Some(remote) = prober.and_then(Prober::remote_source) else {
+        return;
+    };
+    if global.quiet {
+        return;
+    }
+    let s = remote.stats();
+    if s.requests + s.from_cache == 0 {
+        return;
+    }
+    let mut line = format!(
+        "remote: {} request(s) to {}, {} answer(s) from the cache",
+        s.requests,
+        remote.url(),
+        s.from_cache
+    );
+    if s.damaged > 0 {
+        line += &format!(" ({} damaged cache file(s) fetched again)", s.damaged);
+    }
+    if s.inexact > 0 {
+        line += &format!(
+            "; {} answer(s) had an inexact category (maybe-* or syzygy-*): fiftymove resolved them from the raw DTZ",
+            s.inexact
+        );
+    }
+    eprintln!("{line}");
+}
+
+/// `--remote` with `--rule` or `--metric`: the service answers the 50-move
+/// rule in DTZ only.
+fn remote_with_solver(choice: &SolveChoice, remote: &RemoteChoice) -> Result<(), Error> {
+    if remote.remote.is_some() && (choice.rule.is_some() || choice.metric.is_some()) {
+        return Err(Error::Usage(
+            "--remote reads a tablebase service, which answers DTZ under the 50-move rule; --rule and --metric answer from the solver instead: give one or the other".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// The rule and metric to answer with from the solver, if asked for.
@@ -60,8 +116,22 @@ pub fn cmd_probe(
     global: &Global,
     fen: &str,
     choice: &SolveChoice,
+    remote: &RemoteChoice,
     out: &mut impl Write,
 ) -> RunResult {
+    remote_with_solver(choice, remote)?;
+    if let Some(prober) = remote_prober(global, remote)? {
+        let pos = parse_fen(fen)?;
+        let report = prober.report(&pos);
+        report_remote(global, Some(&prober));
+        let report = report?;
+        if global.json {
+            render::json_line(out, &report)?;
+        } else {
+            render::probe_text(out, &report)?;
+        }
+        return Ok(());
+    }
     let report = match solver_choice(choice)? {
         Some((rule, metric)) => {
             let pos = parse_fen(fen)?;
@@ -97,9 +167,19 @@ pub fn cmd_line(
     fen: &str,
     format: LineFormat,
     choice: &SolveChoice,
+    remote: &RemoteChoice,
     out: &mut impl Write,
 ) -> RunResult {
+    remote_with_solver(choice, remote)?;
+    let remote = remote_prober(global, remote)?;
     let (line, pos) = match solver_choice(choice)? {
+        _ if remote.is_some() => {
+            let pos = parse_fen(fen)?;
+            let prober = remote.as_ref().expect("checked");
+            let line = best_line(prober, &pos);
+            report_remote(global, Some(prober));
+            (line?, pos)
+        }
         Some((_, Metric::Dtr)) => {
             return Err(Error::Usage(
                 "line plays DTZ-optimal play under a rule (--rule N) or mate-optimal play \

@@ -518,10 +518,6 @@ impl<'a> Verifier<'a> {
         }
         if by_remote {
             ev.engine = self.remote_engine(&material);
-            ev.notes.push(format!(
-                "the Syzygy tables of {material} are not all present; {} decided this claim",
-                ev.engine.as_deref().unwrap_or_default()
-            ));
             missing.clear();
         }
         if !missing.is_empty() {
@@ -546,20 +542,42 @@ impl<'a> Verifier<'a> {
             result.evidence = ev;
             return Ok(result);
         }
-        result.verdict = match &claim.check {
+        let by_position = match &claim.check {
             Check::PositionConverts { fen, play, moves } => {
-                self.position_converts(claim, fen, play, *moves, &mut ev)?
+                Some(self.position_converts(claim, fen, play, *moves, &mut ev))
             }
-            Check::PositionWins { fen, play } => self.position_wins(claim, fen, play, &mut ev)?,
-            Check::Allowance { moves } | Check::ExceedsMoves { moves } => {
-                self.rule_check(claim, &material, winner, *moves, &mut ev)?
+            Check::PositionWins { fen, play } => {
+                Some(self.position_wins(claim, fen, play, &mut ev))
             }
-            Check::MaxMoves { moves } | Check::AtMostMoves { moves }
-                if claim.metric == Metric::Dtm =>
-            {
-                self.mate_check(claim, &material, winner, *moves, &mut ev)?
+            _ => None,
+        };
+        result.verdict = match by_position {
+            // A service without the tables: unverifiable, as without files.
+            Some(Err(Error::MissingTables { needed_for, files })) if by_remote => {
+                ev.summary = format!("no table for {needed_for}");
+                result.missing_tables = files;
+                Verdict::Unverifiable
             }
-            _ => self.table_check(claim, &material, winner, &mut ev)?,
+            Some(verdict) => {
+                if by_remote {
+                    ev.notes.push(format!(
+                        "the Syzygy tables of {material} are not all present; {} decided this claim",
+                        ev.engine.as_deref().unwrap_or_default()
+                    ));
+                }
+                verdict?
+            }
+            None => match &claim.check {
+                Check::Allowance { moves } | Check::ExceedsMoves { moves } => {
+                    self.rule_check(claim, &material, winner, *moves, &mut ev)?
+                }
+                Check::MaxMoves { moves } | Check::AtMostMoves { moves }
+                    if claim.metric == Metric::Dtm =>
+                {
+                    self.mate_check(claim, &material, winner, *moves, &mut ev)?
+                }
+                _ => self.table_check(claim, &material, winner, &mut ev)?,
+            },
         };
         result.evidence = ev;
         Ok(result)

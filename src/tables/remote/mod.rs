@@ -249,8 +249,8 @@ impl Remote {
     ///
     /// # Errors
     ///
-    /// As for [`Remote::answer`]; [`Error::Remote`] when the service has no
-    /// table for the position.
+    /// As for [`Remote::answer`]; [`Error::MissingTables`] when the service
+    /// has no table for the position.
     pub fn raw_dtz(&self, pos: &Chess) -> Result<MaybeRounded<i32>> {
         let k = self.known(pos)?;
         if k.checkmate {
@@ -259,11 +259,18 @@ impl Remote {
         match (k.dtz, k.precise) {
             (_, Some(p)) => Ok(MaybeRounded::Precise(p)),
             (Some(d), None) => Ok(MaybeRounded::Rounded(d)),
-            (None, None) => Err(self.error(format!(
-                "it has no table for {} (category {})",
-                epd_of(pos),
-                k.category.as_str()
-            ))),
+            // The service lacks the table: missing tables, as for files.
+            (None, None) => Err(Error::MissingTables {
+                needed_for: format!(
+                    "{} at the tablebase service {} (category {})",
+                    epd_of(pos),
+                    self.url,
+                    k.category.as_str()
+                ),
+                files: vec![crate::chess::material::Material::from_board(pos.board())
+                    .map(|m| format!("{}.rtbz", m.table_name()))
+                    .unwrap_or_else(|_| "?".into())],
+            }),
         }
     }
 

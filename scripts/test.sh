@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: starts the one-node SLURM cluster the slurm_* tests
 # need (scripts/slurm/local-cluster.sh; installs Debian's packages on first
-# use, needs root), runs `cargo test --release` with any arguments given,
+# use, needs root), installs python-chess from PyPI if missing, runs `cargo test --release` with any arguments given,
 # prints the cluster's jobs with their ids and states, and stops the
 # cluster if it started it, also when a test fails.
 set -euo pipefail
@@ -19,5 +19,9 @@ trap stop EXIT
 if ! "$cluster" status >/dev/null 2>&1; then
     "$cluster" start
     started=1
+fi
+# python-chess, the independent Syzygy reader of tests/six_piece_files.rs.
+if ! python3 -c 'import chess.syzygy' 2>/dev/null; then
+    pip install --quiet --disable-pip-version-check chess
 fi
 cargo test --release "$@"

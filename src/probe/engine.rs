@@ -163,7 +163,8 @@ impl Prober {
     /// # Errors
     ///
     /// [`Error::MissingTables`] or [`Error::Table`] when a table is absent or
-    /// damaged.
+    /// damaged; [`Error::Remote`] when a service cannot be reached or
+    /// answers something unusable.
     pub fn wdl(&self, pos: &Chess) -> Result<Wdl> {
         match &self.source {
             Source::Files(tb) => guard_table_read(

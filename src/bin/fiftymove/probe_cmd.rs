@@ -2,7 +2,7 @@
 //! a tablebase service with `--remote`, or, with `--rule` or `--metric`,
 //! from the solver.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use fiftymove::{
     chess::{material::Material, position::parse_fen},
@@ -44,11 +44,41 @@ pub fn remote_prober(global: &Global, choice: &RemoteChoice) -> Result<Option<Pr
         global.remote_cache.as_deref(),
         std::time::Duration::from_millis(choice.remote_spacing),
     )?;
+    // Progress: a spinner with the count on a terminal, else a plain line
+    // every thousand requests; nothing with --quiet.
+    let remote = if global.quiet {
+        remote
+    } else if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
+                .expect("valid template"),
+        );
+        let _ = REMOTE_SPINNER.set(bar.clone());
+        let url = url.clone();
+        remote.on_request(move |s| {
+            bar.set_message(format!("{} request(s) to {url}", s.requests));
+            bar.tick();
+        })
+    } else {
+        let url = url.clone();
+        remote.on_request(move |s| {
+            if s.requests % 1000 == 0 {
+                eprintln!("remote: {} requests to {url} so far", s.requests);
+            }
+        })
+    };
     Ok(Some(Prober::remote(remote)))
 }
 
+/// The spinner of a run's remote requests, cleared before the summary.
+static REMOTE_SPINNER: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
+
 /// One line on stderr (unless `--quiet`) saying what the service cost.
 pub fn report_remote(global: &Global, prober: Option<&Prober>) {
+    if let Some(bar) = REMOTE_SPINNER.get() {
+        bar.finish_and_clear();
+    }
     let Some(remote) = prober.and_then(Prober::remote_source) else {
         return;
     };

@@ -99,6 +99,25 @@ impl SweepValue for u16 {
     }
 }
 
+/// Entry `raw` of a DTZ map starting at `start`: a byte, or with
+/// [`FLAG_WIDE_DTZ`] a little-endian u16 (the 7-piece tables whose DTZ
+/// passes 255 moves, up to the 1034 plies of the longest). `u32::MAX` where
+/// it lies outside the file: shakmaty-syzygy does not bound raw values by
+/// the map's length, and the sweep replicates its reads (anywhere in the
+/// file), then reports the damage.
+pub(crate) fn dtz_map_entry(data: &[u8], start: usize, raw: usize, wide: bool) -> u32 {
+    let v = if wide {
+        start
+            .checked_add(2 * raw)
+            .and_then(|p| u16_at(data, p).ok())
+    } else {
+        start
+            .checked_add(raw)
+            .and_then(|p| u8_at(data, p).ok().map(u16::from))
+    };
+    v.map_or(u32::MAX, u32::from)
+}
+
 /// DTZ remapping of one sub-table, expanded per WDL class: `maps[c][raw]`
 /// for classes Win, Loss, CursedWin, BlessedLoss (shakmaty-syzygy's
 /// order), for every raw value that a symbol can produce. Entries that would
@@ -252,22 +271,12 @@ pub(crate) fn parse(
                     ptr += 1 + len;
                 }
             }
-            // shakmaty-syzygy does not bound raw values by the map length;
-            // replicate its reads (anywhere in the file).
-            let read = |start: usize, raw: usize| -> u32 {
-                let v = if wide {
-                    start
-                        .checked_add(2 * raw)
-                        .and_then(|p| u16_at(data, p).ok())
-                } else {
-                    start
-                        .checked_add(raw)
-                        .and_then(|p| u8_at(data, p).ok().map(u16::from))
-                };
-                v.map_or(u32::MAX, u32::from)
-            };
             let n = usize::from(pairs.max_value) + 1;
-            let maps = starts.map(|start| (0..n).map(|raw| read(start, raw)).collect());
+            let maps = starts.map(|start| {
+                (0..n)
+                    .map(|raw| dtz_map_entry(data, start, raw, wide))
+                    .collect()
+            });
             pairs.dtz_map = Some(DtzMap { maps });
         }
         ptr += ptr & 1;

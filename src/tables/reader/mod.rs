@@ -661,11 +661,7 @@ impl SweepTable {
                         }
                         None => i32::from(r),
                     };
-                    let plies = if plies_flag { v } else { 2 * v };
-                    *o = DtzValue {
-                        dtz: sign * (base + plies),
-                        rounded: !plies_flag,
-                    };
+                    *o = dtz_value(sign, base, v, plies_flag);
                 }
                 pos += n as u64;
                 done += n;
@@ -857,5 +853,74 @@ impl SweepTable {
             }
         }
         Some(count)
+    }
+}
+
+/// The DTZ a stored (and mapped) value `v` stands for, in a WDL class of
+/// sign `sign` whose values start at `base` plies (1 for wins and losses,
+/// 101 for cursed wins and blessed losses): `v` plies when the sub-table
+/// stores that class in plies, else `2 v`, rounded ("n or n+1").
+fn dtz_value(sign: i32, base: i32, v: i32, in_plies: bool) -> DtzValue {
+    let plies = if in_plies { v } else { 2 * v };
+    DtzValue {
+        dtz: sign * (base + plies),
+        rounded: !in_plies,
+    }
+}
+
+#[cfg(test)]
+mod dtz_value_tests {
+    use super::{dtz_value, format::dtz_map_entry, DtzValue};
+
+    #[test]
+    fn values_past_a_thousand_plies() {
+        // A wide DTZ map as the 7-piece tables store it: little-endian
+        // u16 entries. Entry 2 is 516 (0x0204), entry 3 is 517 (0x0205).
+        let data = [0xff, 0x10, 0x00, 0x01, 0x04, 0x04, 0x02, 0x05, 0x02];
+        let start = 1;
+        assert_eq!(dtz_map_entry(&data, start, 0, true), 16);
+        assert_eq!(dtz_map_entry(&data, start, 1, true), 0x0401);
+        assert_eq!(dtz_map_entry(&data, start, 2, true), 516);
+        assert_eq!(dtz_map_entry(&data, start, 3, true), 517);
+        // Past the end of the file: flagged, not wrapped or truncated.
+        assert_eq!(dtz_map_entry(&data, start, 4, true), u32::MAX);
+        assert_eq!(dtz_map_entry(&data, start, usize::MAX / 2, true), u32::MAX);
+        // A narrow map reads bytes.
+        assert_eq!(dtz_map_entry(&data, start, 2, false), 0x01);
+        // Syzygy's longest 7-piece DTZ is 1034 plies (qn4N1/6R1/3K4/8/
+        // B2k4/8/8/8 w). Past 100 plies it is a cursed win under the
+        // 50-move rule, a class the format stores in moves from 101: a
+        // stored 466 is 101 + 2 x 466 = 1033, "1033 or 1034", which the
+        // probe engine and the sweep settle by search.
+        assert_eq!(
+            dtz_value(1, 101, 466, false),
+            DtzValue {
+                dtz: 1033,
+                rounded: true
+            }
+        );
+        assert_eq!(
+            dtz_value(1, 101, 467, false),
+            DtzValue {
+                dtz: 1035,
+                rounded: true
+            }
+        );
+        // The loser's side of the same value.
+        assert_eq!(
+            dtz_value(-1, 101, 466, false),
+            DtzValue {
+                dtz: -1033,
+                rounded: true
+            }
+        );
+        // A class stored in plies is exact.
+        assert_eq!(
+            dtz_value(1, 1, 99, true),
+            DtzValue {
+                dtz: 100,
+                rounded: false
+            }
+        );
     }
 }

@@ -86,6 +86,8 @@ pub struct Remote {
     from_cache: AtomicU64,
     damaged: AtomicU64,
     inexact: AtomicU64,
+    /// Told after every request, for progress displays.
+    on_request: Option<Box<dyn Fn(RemoteStats) + Send + Sync>>,
 }
 
 impl Remote {
@@ -116,7 +118,15 @@ impl Remote {
             from_cache: AtomicU64::new(0),
             damaged: AtomicU64::new(0),
             inexact: AtomicU64::new(0),
+            on_request: None,
         })
+    }
+
+    /// Calls `f` with the running totals after every request (a walk of a
+    /// long line can take thousands).
+    pub fn on_request(mut self, f: impl Fn(RemoteStats) + Send + Sync + 'static) -> Remote {
+        self.on_request = Some(Box::new(f));
+        self
     }
 
     /// The service's URL.
@@ -186,6 +196,9 @@ impl Remote {
                     .map_err(|e| self.error(format!("{e} (asking for {fen})")))?;
                 self.requests
                     .fetch_add(u64::from(attempts), Ordering::Relaxed);
+                if let Some(f) = &self.on_request {
+                    f(self.stats());
+                }
                 let a =
                     response::parse(&body).map_err(|e| self.error(format!("{e}, for {fen}")))?;
                 // Checked before it is cached, so that a wrong answer is

@@ -136,6 +136,7 @@ fn remote_probe_equals_local_probe_on_random_positions() {
     let mut rng = StdRng::seed_from_u64(0x4c49_4c41);
     let mut checked = 0;
     let mut per_material = std::collections::BTreeMap::new();
+    let mut requests_before = 0;
     while checked < 500 {
         let material: Material = materials[checked % materials.len()].parse().unwrap();
         let Some(pos) = common::random_position(&mut rng, &material) else {
@@ -152,9 +153,11 @@ fn remote_probe_equals_local_probe_on_random_positions() {
         got.as_object_mut().unwrap().remove("engine");
         assert_eq!(got, want, "{fen}");
         let requests = remote.remote_source().unwrap().stats().requests;
+        // (positions, requests) per material.
         let entry = per_material.entry(material.to_string()).or_insert((0, 0));
         entry.0 += 1;
-        entry.1 = requests;
+        entry.1 += requests - requests_before;
+        requests_before = requests;
         if std::env::var_os("FIFTYMOVE_LILA_VERBOSE").is_some() {
             eprintln!("{checked} {material} {fen}: {requests} requests so far");
         }

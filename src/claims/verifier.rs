@@ -217,6 +217,15 @@ impl<'a> Verifier<'a> {
         }
     }
 
+    /// Whether the service answers for positions of `material`: one is
+    /// given, the tables are absent, and the solver, which would otherwise
+    /// answer, does not take that many pieces.
+    fn remote_decides(&self, material: &Material) -> bool {
+        self.remote.is_some()
+            && !self.sources.has_tables(material)
+            && material.piece_count() > MAX_SOLVE_PIECES
+    }
+
     /// How evidence names the service, if one is used for `material`.
     fn remote_engine(&self, material: &Material) -> Option<String> {
         self.prober_for(material)
@@ -346,12 +355,11 @@ impl<'a> Verifier<'a> {
         if !self.lines.contains_key(fen) {
             let pos = parse_fen(fen)?;
             let material = Material::from_board(pos.board())?;
-            // Without the tables, the solver plays the same line.
             // Without the tables the solver plays the same line, and for
             // more pieces than it takes, a service (if one is given).
             let line = if !material.has_table() || self.sources.has_tables(&material) {
                 best_line(self.prober, &pos)?
-            } else if self.remote.is_some() && material.piece_count() > MAX_SOLVE_PIECES {
+            } else if self.remote_decides(&material) {
                 best_line(self.prober_for(&material), &pos)?
             } else {
                 self.solver_line(fen, Rule::FIFTY, SolveMetric::Dtz)?
@@ -450,10 +458,7 @@ impl<'a> Verifier<'a> {
             claim.check,
             Check::PositionConverts { .. } | Check::PositionWins { .. }
         );
-        let by_remote = position_claim
-            && self.remote.is_some()
-            && !self.sources.has_tables(&material)
-            && material.piece_count() > MAX_SOLVE_PIECES;
+        let by_remote = position_claim && self.remote_decides(&material);
         if claim.metric == Metric::Dtm && by_remote {
             if let Check::PositionConverts { fen, play, moves } = &claim.check {
                 result.verdict = self.remote_mate_check(claim, fen, play, *moves, &mut ev)?;

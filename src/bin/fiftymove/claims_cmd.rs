@@ -112,6 +112,21 @@ fn load_catalog(path: Option<&Path>) -> Result<Vec<Claim>, Error> {
     }
 }
 
+/// Verifies one claim; if that fails, says what the service cost first, so
+/// that the count is not lost behind the error.
+fn verify_reporting(
+    verifier: &mut Verifier<'_>,
+    claim: &Claim,
+    global: &Global,
+    remote: Option<&Prober>,
+) -> Result<claims::ClaimResult, Error> {
+    let result = verifier.verify(claim);
+    if result.is_err() {
+        report_remote(global, remote);
+    }
+    result
+}
+
 pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> RunResult {
     let catalog = load_catalog(args.catalog.as_deref())?;
     let selected = claims::select(&catalog, &args.ids)?;
@@ -155,11 +170,7 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
     let mut results = Vec::new();
     for c in &selected {
         bars.set_purpose(&c.id);
-        let result = verifier.verify(c);
-        if result.is_err() {
-            report_remote(global, remote.as_ref());
-        }
-        let result = result?;
+        let result = verify_reporting(&mut verifier, c, global, remote.as_ref())?;
         if !global.json {
             render_claims::claim_text(out, &result)?;
             writeln!(out)?;
@@ -215,11 +226,9 @@ pub fn cmd_records(
     };
     for c in &recs {
         bars.set_purpose(&c.id);
-        let result = verifier.verify(c);
-        if result.is_err() {
-            report_remote(global, remote.as_ref());
-        }
-        report.records.push(result?);
+        report
+            .records
+            .push(verify_reporting(&mut verifier, c, global, remote.as_ref())?);
     }
     report_remote(global, remote.as_ref());
     for m in &chosen {

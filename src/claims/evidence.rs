@@ -23,6 +23,9 @@ pub enum Verdict {
     Partly,
     /// The tables present cannot decide it.
     Unverifiable,
+    /// A rule of play, not a question for tables: the catalog gives the
+    /// text that lays it down.
+    Documented,
 }
 
 impl Verdict {
@@ -33,6 +36,7 @@ impl Verdict {
             Verdict::Refuted => "refuted",
             Verdict::Partly => "partly",
             Verdict::Unverifiable => "unverifiable",
+            Verdict::Documented => "documented",
         }
     }
 }

@@ -427,8 +427,11 @@ impl<'a> Verifier<'a> {
             ev.notes.push(n.clone());
         }
         if claim.check == Check::None || claim.metric == Metric::Rule {
-            ev.summary =
-                "a rule of play, not a statement about positions: no table can speak to it".into();
+            ev.summary = format!(
+                "a rule of play, not a statement about positions, so no table speaks to it; it is documented in {}",
+                claim.source
+            );
+            result.verdict = Verdict::Documented;
             result.evidence = ev;
             return Ok(result);
         }

@@ -22,6 +22,7 @@ table.claims th, table.claims td { border: 1px solid #bbb; padding: 4px 8px; ver
 .verdict { font-weight: bold; padding: 1px 6px; border-radius: 4px; white-space: nowrap; }
 .confirmed { background: #d7f0d7; } .refuted { background: #f6d2d2; }
 .partly { background: #f8ecc4; } .unverifiable { background: #e4e4e4; }
+.documented { background: #dde6f4; }
 .charts svg { display: block; margin: 0.5em 0; max-width: 100%; height: auto; }
 .boards { display: flex; flex-wrap: wrap; gap: 1.2em; }
 figure.board { margin: 0; }

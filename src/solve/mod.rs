@@ -599,7 +599,11 @@ impl Solver {
             run.release(&still);
         }
         progress.stage(
-            &format!("solve {} (frozen pawns)", target.table_name()),
+            &format!(
+                "solve {} (frozen pawns, {})",
+                target.table_name(),
+                describe(rule, metric)
+            ),
             order.len(),
             order.len() + 1,
             layout.entries as u64,
@@ -650,6 +654,14 @@ struct Run<'s> {
     tables: HashMap<String, Arc<Table>>,
 }
 
+/// A solve's rule and metric as a progress line names them: `dtz, rule 50`.
+fn describe(rule: Rule, metric: Metric) -> String {
+    match rule {
+        Rule::Moves(n) => format!("{}, rule {n}", metric.as_str()),
+        Rule::None => format!("{}, no rule", metric.as_str()),
+    }
+}
+
 fn cache_error(path: &std::path::Path, e: std::io::Error) -> Error {
     Error::Output {
         path: path.to_path_buf(),
@@ -693,7 +705,11 @@ impl Run<'_> {
             match cache.open(&layout, self.rule, self.metric) {
                 Ok(cached) => {
                     progress.stage(
-                        &format!("read {}", material.table_name()),
+                        &format!(
+                            "read {} ({})",
+                            material.table_name(),
+                            describe(self.rule, self.metric)
+                        ),
                         index,
                         count,
                         entries,
@@ -720,7 +736,11 @@ impl Run<'_> {
             }
         }
         progress.stage(
-            &format!("solve {}", material.table_name()),
+            &format!(
+                "solve {} ({})",
+                material.table_name(),
+                describe(self.rule, self.metric)
+            ),
             index,
             count,
             entries,

@@ -29,7 +29,7 @@ use super::{
     probe_cmd::{remote_prober, report_remote},
     progress_bar, render, render_claims,
     scan_cmd::SolveBar,
-    Global, RunResult,
+    Global, RunResult, StepLines,
 };
 
 /// Progress bars for the sweeps and solves behind the claims.
@@ -37,6 +37,8 @@ pub struct Bars<'a> {
     global: &'a Global,
     sweep: Mutex<Option<ProgressBar>>,
     solve: SolveBar,
+    /// Lines for the sweeps without a terminal.
+    sweep_steps: StepLines,
     /// What the current work is for (a claim id), shown on the bar.
     purpose: Mutex<String>,
 }
@@ -47,11 +49,14 @@ impl<'a> Bars<'a> {
             global,
             sweep: Mutex::new(None),
             solve: SolveBar::new(global),
+            sweep_steps: StepLines::new(global),
             purpose: Mutex::new(String::new()),
         }
     }
 
     fn set_purpose(&self, what: &str) {
+        // The solve in hand was for the claim before.
+        self.solve.step_done();
         *self.purpose.lock().expect("no panic while held") = what.to_owned();
     }
 
@@ -68,6 +73,7 @@ impl Hooks for Bars<'_> {
             what.push_str(&format!(" for {purpose}"));
         }
         let bar = progress_bar(self.global, SWEEP_UNITS, &what);
+        self.sweep_steps.start(&what);
         *self.sweep.lock().expect("no panic while held") = Some(bar.clone());
         Box::new(move |n| bar.inc(n))
     }
@@ -76,6 +82,7 @@ impl Hooks for Bars<'_> {
         if let Some(bar) = self.sweep.lock().expect("no panic while held").take() {
             bar.finish_and_clear();
         }
+        self.sweep_steps.finish();
     }
 
     fn solve(&self) -> &dyn fiftymove::solve::Progress {

@@ -19,6 +19,8 @@ use std::{
     io::{self, IsTerminal, Write},
     path::PathBuf,
     process::ExitCode,
+    sync::Mutex,
+    time::Instant,
 };
 
 use clap::Parser;
@@ -357,6 +359,41 @@ fn parse_shard(text: &str) -> Result<Shard, Error> {
         return Err(bad());
     }
     Ok(Shard { k, n })
+}
+
+/// One plain stderr line per finished step (a material solved or read, a
+/// table swept) when stderr is not a terminal: a log or a batch job then
+/// shows where a long run stands, where no bar can be drawn. Silent on a
+/// terminal, where the bar shows the same, and with `--quiet`.
+pub(crate) struct StepLines {
+    on: bool,
+    current: Mutex<Option<(String, Instant)>>,
+}
+
+impl StepLines {
+    pub(crate) fn new(global: &Global) -> StepLines {
+        StepLines {
+            on: !global.quiet && !io::stderr().is_terminal(),
+            current: Mutex::new(None),
+        }
+    }
+
+    /// A new step begins; the one in hand, if any, is finished.
+    pub fn start(&self, what: &str) {
+        if self.on {
+            let mut current = self.current.lock().expect("no panic while held");
+            if let Some((done, since)) = current.replace((what.to_owned(), Instant::now())) {
+                eprintln!("done: {done} in {:.1} s", since.elapsed().as_secs_f64());
+            }
+        }
+    }
+
+    /// The step in hand is finished.
+    pub fn finish(&self) {
+        if let Some((done, since)) = self.current.lock().expect("no panic while held").take() {
+            eprintln!("done: {done} in {:.1} s", since.elapsed().as_secs_f64());
+        }
+    }
 }
 
 /// A progress bar on stderr, hidden when stderr is not a terminal or with

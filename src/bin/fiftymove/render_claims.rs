@@ -84,11 +84,12 @@ pub fn tally_text(out: &mut impl Write, results: &[ClaimResult]) -> io::Result<(
     let count = |v: Verdict| results.iter().filter(|r| r.verdict == v).count();
     writeln!(
         out,
-        "{} claim(s): {} confirmed, {} refuted, {} partly, {} unverifiable",
+        "{} claim(s): {} confirmed, {} refuted, {} partly, {} documented, {} unverifiable",
         results.len(),
         count(Verdict::Confirmed),
         count(Verdict::Refuted),
         count(Verdict::Partly),
+        count(Verdict::Documented),
         count(Verdict::Unverifiable)
     )
 }

@@ -18,7 +18,7 @@ use indicatif::ProgressBar;
 
 use crate::{
     args::{Engine, MetricArg},
-    check_out_file, parse_shard, progress_bar, render, Global, RunResult,
+    check_out_file, parse_shard, progress_bar, render, Global, RunResult, StepLines,
 };
 
 /// A validated `scan` invocation.
@@ -238,6 +238,7 @@ pub fn cmd_solve_plan(global: &Global, cmd: &SolveCommand, out: &mut impl Write)
 /// The solver's progress on a bar: one stage per material of the closure.
 pub struct SolveBar {
     bar: ProgressBar,
+    steps: StepLines,
     quiet: bool,
 }
 
@@ -245,17 +246,26 @@ impl SolveBar {
     pub fn new(global: &Global) -> SolveBar {
         SolveBar {
             bar: progress_bar(global, 0, "solve"),
+            steps: StepLines::new(global),
             quiet: global.quiet,
         }
     }
 
+    /// The material in hand is done (its line is printed, without a
+    /// terminal); the bar stays for the next.
+    pub fn step_done(&self) {
+        self.steps.finish();
+    }
+
     pub fn finish(&self) {
+        self.steps.finish();
         self.bar.finish_and_clear();
     }
 }
 
 impl Progress for SolveBar {
     fn stage(&self, what: &str, index: usize, count: usize, entries: u64) {
+        self.steps.start(what);
         self.bar
             .set_message(format!("{what} ({}/{count})", index + 1));
         self.bar.set_length(entries);

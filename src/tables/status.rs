@@ -21,6 +21,11 @@ pub struct MaterialClosure {
     pub closure: Vec<String>,
     /// Missing files.
     pub missing: Vec<String>,
+    /// The official size of each missing file, in bytes (from
+    /// `data/syzygy-bytes.tsv`; absent for a file the list lacks).
+    pub missing_bytes: std::collections::BTreeMap<String, u64>,
+    /// Their sum: what installing the closure downloads.
+    pub missing_total_bytes: u64,
 }
 
 /// One file's status.
@@ -65,11 +70,22 @@ impl TablesReport {
             dirs: inv.dirs().iter().map(|d| d.display().to_string()).collect(),
             materials: materials
                 .iter()
-                .map(|m| MaterialClosure {
-                    material: m.to_string(),
-                    table: m.table_name(),
-                    closure: m.closure().into_iter().collect(),
-                    missing: inv.missing_for(m),
+                .map(|m| {
+                    let missing = inv.missing_for(m);
+                    let missing_bytes: std::collections::BTreeMap<String, u64> = missing
+                        .iter()
+                        .filter_map(|f| {
+                            super::checksums::official(f).map(|o| (f.clone(), o.bytes))
+                        })
+                        .collect();
+                    MaterialClosure {
+                        material: m.to_string(),
+                        table: m.table_name(),
+                        closure: m.closure().into_iter().collect(),
+                        missing_total_bytes: missing_bytes.values().sum(),
+                        missing_bytes,
+                        missing,
+                    }
                 })
                 .collect(),
             files: Vec::new(),

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use fiftymove::{
     chess::rule::{Metric, Rule},
     chess::wdl::Outcome,
+    claims::human_bytes,
     probe::line::{Line, LineEnd},
     probe::ProbeReport,
     scan::ScanStats,
@@ -180,11 +181,20 @@ pub fn tables_text(out: &mut impl Write, r: &TablesReport, verify: bool) -> io::
         if m.missing.is_empty() {
             writeln!(out, "  all {} files present", m.closure.len() * 2)?;
         } else {
+            let sized: Vec<String> = m
+                .missing
+                .iter()
+                .map(|f| match m.missing_bytes.get(f) {
+                    Some(&b) => format!("{f} ({})", human_bytes(b)),
+                    None => format!("{f} (size unknown)"),
+                })
+                .collect();
             writeln!(
                 out,
-                "  missing {}: {}",
+                "  missing {} ({} to download): {}",
                 m.missing.len(),
-                m.missing.join(" ")
+                human_bytes(m.missing_total_bytes),
+                sized.join(" ")
             )?;
         }
     }

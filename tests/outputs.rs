@@ -312,3 +312,41 @@ fn concurrent_writers_never_produce_a_mixed_file() {
     assert!(text.iter().all(|b| *b == text[0]), "a mixed file");
     assert!(temp_files(dir.path()).is_empty());
 }
+
+/// `tables MATERIAL` names each missing file with its official size, and
+/// the total: the sizes come from `data/syzygy-bytes.tsv`, read here on
+/// its own.
+#[test]
+fn tables_gives_missing_file_sizes_and_the_download_total() {
+    let official: std::collections::HashMap<String, u64> = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/syzygy-bytes.tsv"
+    ))
+    .unwrap()
+    .lines()
+    .filter_map(|l| {
+        let (bytes, file) = l.split_once('\t')?;
+        Some((file.to_owned(), bytes.parse().ok()?))
+    })
+    .collect();
+    let (mut cmd, _cache) = fiftymove_real();
+    let out = cmd.args(["--json", "tables", "KRNvKNN"]).output().unwrap();
+    // Missing tables: exit 3, with the report on stdout.
+    assert_eq!(out.status.code(), Some(3));
+    let doc: serde_json::Value =
+        serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    let m = &doc["materials"][0];
+    let missing: Vec<&str> = m["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert!(missing.contains(&"KRNvKNN.rtbw") && missing.contains(&"KRNvKNN.rtbz"));
+    let mut total = 0;
+    for f in &missing {
+        assert_eq!(m["missing_bytes"][f].as_u64(), Some(official[*f]), "{f}");
+        total += official[*f];
+    }
+    assert_eq!(m["missing_total_bytes"].as_u64(), Some(total));
+}

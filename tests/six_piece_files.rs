@@ -172,13 +172,14 @@ fn knnknn_probes_agree_with_python_chess() {
 /// Two shards of KNN v KNN from one sweep of the whole table (10.9 GB by
 /// its bound, a few minutes on 2 cores) against the probe engine's same
 /// shards, byte for byte as JSON: the sweep's format handling, capture
-/// resolution and counting convention on a 6-piece file. A shard is at
-/// least one work item (a placement of the first two pieces; KNN v KNN
-/// has fewer than 1024, so a shard holds millions of positions), and the
-/// probe engine's two shards took over half an hour of CPU here: on demand,
+/// resolution and counting convention on a 6-piece file. From six pieces a
+/// work item fixes three squares (the kings and the first knight), so a
+/// shard of one item holds about a hundred thousand positions per side.
+/// The sweep part still reads the whole table and places every position
+/// in its shard: on demand,
 /// `cargo test --release --test six_piece_files -- --ignored`.
 #[test]
-#[ignore = "the probe engine's two KNNvKNN shards take over 30 CPU-minutes"]
+#[ignore = "a whole 6-piece sweep with shard placement: 10.9 GB, tens of CPU-minutes"]
 fn knnknn_sweep_shards_equal_the_probe_engine() {
     use fiftymove::{
         scan::{probe::scan_with_prober, sweep::scan_with_sweep_plans},
@@ -187,15 +188,14 @@ fn knnknn_sweep_shards_equal_the_probe_engine() {
     let inv = Inventory::scan(&[six_piece_tables()]).unwrap();
     let prober = Prober::new(inv.open().unwrap());
     let material: Material = "KNNvKNN".parse().unwrap();
-    // A shard is every n-th work item (a placement of the first two
-    // pieces): with fewer items than n, two shards of one item each (some
-    // millions of positions), far apart in the index space.
-    let n = 1024;
+    // A shard is every n-th work item: with more shards than items, shard
+    // k is item k - 1 alone. Two items far apart in the index space.
+    let n = 65_536;
     let items = fiftymove::scan::enumerate::Enumerator::new(&material)
         .work_items()
         .len();
-    assert!(items > 500 && items < n as usize, "{items} work items");
-    let plans: Vec<ScanPlan> = [1, 500]
+    assert!(items > 20_001 && items < n as usize, "{items} work items");
+    let plans: Vec<ScanPlan> = [1, 20_001]
         .into_iter()
         .map(|k| ScanPlan {
             material,

@@ -13,14 +13,31 @@ use shakmaty::{
 
 use crate::chess::material::{Material, Symmetry};
 
-/// One unit of work: the squares of the first two pieces are fixed.
+/// One unit of work: the squares of the first two pieces are fixed, and
+/// from six pieces on the third piece's square too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WorkItem {
     /// Square of the first piece (White's king).
     pub first: Square,
     /// Square of the second piece.
     pub second: Square,
+    /// Square of the third piece, for materials of six pieces or more.
+    pub third: Option<Square>,
 }
+
+impl WorkItem {
+    /// The squares the item fixes, in piece order.
+    pub fn squares(&self) -> Vec<Square> {
+        let mut squares = vec![self.first, self.second];
+        squares.extend(self.third);
+        squares
+    }
+}
+
+/// From this many pieces on, a work item fixes three squares: with two, a
+/// 6-piece item holds millions of positions, too many to shard finely
+/// (KNN v KNN has under a thousand such items).
+const THREE_FIXED_FROM: usize = 6;
 
 /// A canonical placement and what it stands for.
 #[derive(Clone, Debug)]
@@ -56,9 +73,29 @@ impl Enumerator {
         piece.role != Role::Pawn || !matches!(sq.rank(), Rank::First | Rank::Eighth)
     }
 
+    /// How many leading pieces a work item fixes: 2, or 3 from six pieces
+    /// on.
+    pub fn fixed_pieces(&self) -> usize {
+        if self.pieces.len() >= THREE_FIXED_FROM {
+            3
+        } else {
+            2
+        }
+    }
+
+    /// A dense key of the squares a work item fixes (the first
+    /// [`Self::fixed_pieces`] of `squares`, as square numbers), below
+    /// `64^fixed_pieces`: the work item of a placement, looked up in a table.
+    pub fn item_key(&self, squares: &[u8]) -> usize {
+        squares[..self.fixed_pieces()]
+            .iter()
+            .fold(0, |key, &sq| key * 64 + usize::from(sq))
+    }
+
     /// The work items, in a fixed order. Every canonical placement belongs to
     /// exactly one item.
     pub fn work_items(&self) -> Vec<WorkItem> {
+        let three = self.fixed_pieces() == 3;
         let mut items = Vec::new();
         for first in Square::ALL {
             // The orbit's smallest member has its first piece on a square
@@ -67,8 +104,25 @@ impl Enumerator {
                 continue;
             }
             for second in Square::ALL {
-                if second != first && self.allowed(self.pieces[1], second) {
-                    items.push(WorkItem { first, second });
+                if second == first || !self.allowed(self.pieces[1], second) {
+                    continue;
+                }
+                if !three {
+                    items.push(WorkItem {
+                        first,
+                        second,
+                        third: None,
+                    });
+                    continue;
+                }
+                for third in Square::ALL {
+                    if third != first && third != second && self.allowed(self.pieces[2], third) {
+                        items.push(WorkItem {
+                            first,
+                            second,
+                            third: Some(third),
+                        });
+                    }
                 }
             }
         }
@@ -77,11 +131,14 @@ impl Enumerator {
 
     /// Calls `visit` for every canonical placement of one work item.
     pub fn for_each_in(&self, item: WorkItem, mut visit: impl FnMut(&Placement)) {
+        let squares = item.squares();
+        let used = squares
+            .iter()
+            .fold(Bitboard::EMPTY, |b, &sq| b | Bitboard::from(sq));
         let mut placement = Placement {
-            squares: vec![item.first, item.second],
+            squares,
             orbit_size: 0,
         };
-        let used = Bitboard::from(item.first) | Bitboard::from(item.second);
         self.place(&mut placement, used, &mut visit);
     }
 
@@ -177,5 +234,34 @@ mod tests {
         // three pieces on its 8 squares (8*7*6); the rest fix none.
         let (c, _) = count("KNvK");
         assert_eq!(c, (64 * 63 * 62 + 2 * 8 * 7 * 6) / 8);
+    }
+
+    #[test]
+    fn six_piece_items_fix_three_squares_and_keys_are_unique() {
+        let m: Material = "KNNvKNN".parse().unwrap();
+        let e = Enumerator::new(&m);
+        assert_eq!(e.fixed_pieces(), 3);
+        assert_eq!(
+            Enumerator::new(&"KRBvKR".parse().unwrap()).fixed_pieces(),
+            2
+        );
+        let items = e.work_items();
+        // Pawnless: the white king on one of the 10 squares of the a1-d1-d4
+        // triangle, the black king and the first knight anywhere else.
+        assert_eq!(items.len(), 10 * 63 * 62);
+        let mut seen = std::collections::HashSet::new();
+        for w in &items {
+            let squares: Vec<u8> = w.squares().iter().map(|&sq| u8::from(sq)).collect();
+            assert!(seen.insert(e.item_key(&squares)), "{w:?}");
+        }
+        // A placement belongs to the item whose squares it starts with.
+        for w in [items[0], items[items.len() / 2]] {
+            let mut visited = 0;
+            e.for_each_in(w, |p| {
+                visited += 1;
+                assert_eq!(p.squares[..3], w.squares()[..]);
+            });
+            assert!(visited > 0);
+        }
     }
 }

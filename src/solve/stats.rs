@@ -38,9 +38,10 @@ pub(crate) struct Counting {
     symmetries: &'static [Symmetry],
     raw: bool,
     shard: Option<Shard>,
-    /// `item[first * 64 + second]`: the number of the work item of `scan`
-    /// whose placements start on these two squares.
+    /// `item[enumerator.item_key(squares)]`: the number of the work item
+    /// of `scan` whose placements start on these squares.
     item: Vec<u32>,
+    enumerator: Enumerator,
     rule: Rule,
     filter: Option<super::BoardFilter>,
 }
@@ -70,9 +71,11 @@ impl Counting {
             used[j] = true;
             to_user[slot] = j;
         }
-        let mut item = vec![u32::MAX; 64 * 64];
-        for (i, w) in Enumerator::new(material).work_items().iter().enumerate() {
-            item[w.first as usize * 64 + w.second as usize] = i as u32;
+        let enumerator = Enumerator::new(material);
+        let mut item = vec![u32::MAX; 64usize.pow(enumerator.fixed_pieces() as u32)];
+        for (i, w) in enumerator.work_items().iter().enumerate() {
+            let squares: Vec<u8> = w.squares().iter().map(|&sq| u8::from(sq)).collect();
+            item[enumerator.item_key(&squares)] = i as u32;
         }
         Counting {
             material: *material,
@@ -83,6 +86,7 @@ impl Counting {
             raw,
             shard,
             item,
+            enumerator,
             rule,
             filter,
         }
@@ -141,7 +145,7 @@ impl Counting {
             return true;
         };
         let c = self.canonical(u);
-        let item = self.item[c[0] as usize * 64 + c[1] as usize];
+        let item = self.item[self.enumerator.item_key(&c)];
         item % n == k - 1
     }
 

@@ -452,16 +452,16 @@ impl Counting<'_> {
             return;
         }
         let user_pos = user_pos();
-        for x in self.canon.reps(&user_pos) {
+        self.canon.for_each_rep(&user_pos, |x| {
             if let Some(shard) = self.plan.shard {
                 if self.canon.item(&x) % shard.n != shard.k - 1 {
-                    continue;
+                    return;
                 }
             }
             if let Some(keep) = &self.plan.filter {
                 match self.canon.position(&x, user_turn) {
                     Some(p) if keep(&p) => {}
-                    _ => continue,
+                    _ => return,
                 }
             }
             side.add(wdl, mag, num);
@@ -476,7 +476,7 @@ impl Counting<'_> {
                 },
                 &self.canon,
             );
-        }
+        });
     }
 }
 

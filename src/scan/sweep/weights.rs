@@ -67,9 +67,10 @@ impl Canon {
     /// For the user's material.
     pub(crate) fn new(material: &Material) -> Canon {
         let enumerator = Enumerator::new(material);
-        let mut item = vec![u32::MAX; 64 * 64];
+        let mut item = vec![u32::MAX; 64usize.pow(enumerator.fixed_pieces() as u32)];
         for (i, w) in enumerator.work_items().iter().enumerate() {
-            item[usize::from(w.first) * 64 + usize::from(w.second)] = i as u32;
+            let squares: Vec<u8> = w.squares().iter().map(|&sq| u8::from(sq)).collect();
+            item[enumerator.item_key(&squares)] = i as u32;
         }
         Canon {
             pieces: material.pieces(),
@@ -82,7 +83,17 @@ impl Canon {
     /// The canonical placement of every ordering of the like pieces of a
     /// board (given in the user's frame, any slot order).
     pub(crate) fn reps(&self, pos: &Pos) -> Vec<Squares> {
-        let n = self.pieces.len();
+        let mut out = Vec::new();
+        self.for_each_rep(pos, |x| out.push(x));
+        out
+    }
+
+    /// Calls `visit` with the canonical placement of every ordering of the
+    /// like pieces of a board (given in the user's frame, any slot order),
+    /// in the order of [`Self::reps`]. It allocates nothing and compares
+    /// placements as integers: a sharded or filtered sweep calls it for
+    /// every position, five billion times per side for KNN v KNN.
+    pub(crate) fn for_each_rep(&self, pos: &Pos, mut visit: impl FnMut(Squares)) {
         // Squares of each user slot, like pieces in ascending order.
         let mut base = [0u8; MAX];
         let mut used = [false; MAX];
@@ -97,44 +108,56 @@ impl Canon {
             used[k] = true;
             base[slot] = pos.sq[k];
         }
-        // Every ordering within groups of like pieces.
-        let mut orderings = vec![base];
-        let mut start = 0;
-        while start < n {
-            let mut end = start + 1;
-            while end < n && self.pieces[end] == self.pieces[start] {
-                end += 1;
-            }
-            if end - start > 1 {
-                let mut next = Vec::new();
-                for o in &orderings {
-                    permute(&mut o.clone(), start, end, start, &mut next);
-                }
-                orderings = next;
-            }
-            start = end;
+        self.orderings(&mut base, 0, &mut |x| visit(self.canonical(x)));
+    }
+
+    /// Every ordering within the groups of like pieces from slot `k` on,
+    /// groups in slot order, each group's orderings by swaps.
+    fn orderings(&self, x: &mut Squares, k: usize, visit: &mut dyn FnMut(&Squares)) {
+        let n = self.pieces.len();
+        if k == n {
+            visit(x);
+            return;
         }
-        orderings
-            .into_iter()
-            .map(|x| {
-                let mut best = x;
-                for g in self.symmetries {
-                    let mut y = [0u8; MAX];
-                    for k in 0..n {
-                        y[k] = u8::from(g.apply(Square::new(u32::from(x[k]))));
-                    }
-                    if y[..n] < best[..n] {
-                        best = y;
-                    }
-                }
-                best
-            })
-            .collect()
+        let mut end = k + 1;
+        while end < n && self.pieces[end] == self.pieces[k] {
+            end += 1;
+        }
+        for i in k..end {
+            x.swap(k, i);
+            self.orderings(x, k + 1, visit);
+            x.swap(k, i);
+        }
+    }
+
+    /// The smallest image of `x` under the material's symmetries, squares
+    /// compared in piece order (as one big-endian integer).
+    fn canonical(&self, x: &Squares) -> Squares {
+        let n = self.pieces.len();
+        let key = |y: &Squares| {
+            y[..n]
+                .iter()
+                .fold(0u64, |acc, &sq| (acc << 8) | u64::from(sq))
+        };
+        let mut best = *x;
+        let mut best_key = key(x);
+        for g in self.symmetries {
+            let mut y = [0u8; MAX];
+            for k in 0..n {
+                y[k] = u8::from(g.apply(Square::new(u32::from(x[k]))));
+            }
+            let y_key = key(&y);
+            if y_key < best_key {
+                best = y;
+                best_key = y_key;
+            }
+        }
+        best
     }
 
     /// The work item of a canonical placement.
     pub(crate) fn item(&self, x: &Squares) -> u32 {
-        self.item[usize::from(x[0]) * 64 + usize::from(x[1])]
+        self.item[self.enumerator.item_key(x)]
     }
 
     /// The position of a canonical placement.
@@ -151,18 +174,5 @@ impl Canon {
         self.position(x, turn)
             .map(|p| fen_of(&p))
             .unwrap_or_default()
-    }
-}
-
-#[allow(clippy::only_used_in_recursion)] // `start` marks the group for the reader
-fn permute(x: &mut Squares, start: usize, end: usize, k: usize, out: &mut Vec<Squares>) {
-    if k == end {
-        out.push(*x);
-        return;
-    }
-    for i in k..end {
-        x.swap(k, i);
-        permute(x, start, end, k + 1, out);
-        x.swap(k, i);
     }
 }

@@ -22,6 +22,12 @@ fn claims_json(args: &[&str]) -> Vec<ClaimResult> {
     serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
 
+/// The shipped catalog's entries, as `claims --list --json` prints them.
+fn listed_claims() -> Vec<Value> {
+    let text = stdout_ok(fiftymove().args(["--json", "claims", "--list"]));
+    serde_json::from_str(text.trim()).unwrap()
+}
+
 /// A catalog file with the given `[[claim]]` bodies.
 fn catalog_file(claims: &[String]) -> tempfile::NamedTempFile {
     let mut f = tempfile::NamedTempFile::new().unwrap();
@@ -395,11 +401,8 @@ fn rule_texts_are_documented_with_their_source_not_unverifiable() {
         assert!(c.missing_tables.is_empty(), "{}", c.id);
     }
     // No other claim of the catalog is a rule text.
-    let text = stdout_ok(fiftymove().args(["--json", "claims", "--list"]));
-    let listed: Value = serde_json::from_str(text.trim()).unwrap();
+    let listed = listed_claims();
     let rules: Vec<&str> = listed
-        .as_array()
-        .unwrap()
         .iter()
         .filter(|c| c["metric"] == "rule")
         .map(|c| c["id"].as_str().unwrap())
@@ -451,14 +454,8 @@ fn json_follows_the_contract() {
 #[test]
 fn every_history_claim_is_in_the_catalog() {
     // The catalog's entries, listed by the binary itself.
-    let text = stdout_ok(fiftymove().args(["--json", "claims", "--list"]));
-    let v: Value = serde_json::from_str(text.trim()).unwrap();
-    let ids: Vec<&str> = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap())
-        .collect();
+    let listed = listed_claims();
+    let ids: Vec<&str> = listed.iter().map(|c| c["id"].as_str().unwrap()).collect();
     for id in [
         "fide-1928-krbkr-132",
         "fide-1982-krbkr-100",
@@ -490,9 +487,7 @@ fn every_history_claim_is_in_the_catalog() {
         assert!(ids.contains(&id), "{id} missing from the catalog");
     }
     // The queen side of KQ v KBB is Black in Syzygy's KBBvKQ.
-    let kqkbb = v
-        .as_array()
-        .unwrap()
+    let kqkbb = listed
         .iter()
         .find(|c| c["id"] == "thompson-1986-kqkbb")
         .unwrap();

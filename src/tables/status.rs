@@ -74,9 +74,7 @@ impl TablesReport {
                     let missing = inv.missing_for(m);
                     let missing_bytes: std::collections::BTreeMap<String, u64> = missing
                         .iter()
-                        .filter_map(|f| {
-                            super::checksums::official(f).map(|o| (f.clone(), o.bytes))
-                        })
+                        .filter_map(|f| super::checksums::official(f).map(|o| (f.clone(), o.bytes)))
                         .collect();
                     MaterialClosure {
                         material: m.to_string(),

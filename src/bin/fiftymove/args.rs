@@ -233,7 +233,8 @@ pub enum Command {
     /// Check the historical claims about the fifty-move rule (data/claims.toml)
     /// against the tables present: a verdict for each, with evidence.
     ///
-    /// Verdicts: confirmed, refuted, partly (with counts), or unverifiable
+    /// Verdicts: confirmed, refuted, partly (with counts), documented (a
+    /// rule of play, with its source: no table question), or unverifiable
     /// (naming the missing table files and their sizes, or the metric that
     /// Syzygy lacks). Every number is computed from the tables.
     ///

@@ -92,6 +92,18 @@ impl Enumerator {
             .fold(0, |key, &sq| key * 64 + usize::from(sq))
     }
 
+    /// The number of each work item (its place in [`Self::work_items`]) by
+    /// [`Self::item_key`] of its squares, `u32::MAX` where no item starts:
+    /// how the sweep and the solver put a placement in its `--shard`.
+    pub fn item_numbers(&self) -> Vec<u32> {
+        let mut numbers = vec![u32::MAX; 64usize.pow(self.fixed_pieces() as u32)];
+        for (i, w) in self.work_items().iter().enumerate() {
+            let squares: Vec<u8> = w.squares().iter().map(|&sq| u8::from(sq)).collect();
+            numbers[self.item_key(&squares)] = i as u32;
+        }
+        numbers
+    }
+
     /// The work items, in a fixed order. Every canonical placement belongs to
     /// exactly one item.
     pub fn work_items(&self) -> Vec<WorkItem> {

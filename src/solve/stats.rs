@@ -38,7 +38,7 @@ pub(crate) struct Counting {
     symmetries: &'static [Symmetry],
     raw: bool,
     shard: Option<Shard>,
-    /// `item[enumerator.item_key(squares)]`: the number of the work item
+    /// [`Enumerator::item_numbers`]: the number of the work item
     /// of `scan` whose placements start on these squares.
     item: Vec<u32>,
     enumerator: Enumerator,
@@ -72,11 +72,7 @@ impl Counting {
             to_user[slot] = j;
         }
         let enumerator = Enumerator::new(material);
-        let mut item = vec![u32::MAX; 64usize.pow(enumerator.fixed_pieces() as u32)];
-        for (i, w) in enumerator.work_items().iter().enumerate() {
-            let squares: Vec<u8> = w.squares().iter().map(|&sq| u8::from(sq)).collect();
-            item[enumerator.item_key(&squares)] = i as u32;
-        }
+        let item = enumerator.item_numbers();
         Counting {
             material: *material,
             flipped,

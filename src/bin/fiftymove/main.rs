@@ -381,10 +381,9 @@ impl StepLines {
     /// A new step begins; the one in hand, if any, is finished.
     pub fn start(&self, what: &str) {
         if self.on {
-            let mut current = self.current.lock().expect("no panic while held");
-            if let Some((done, since)) = current.replace((what.to_owned(), Instant::now())) {
-                eprintln!("done: {done} in {:.1} s", since.elapsed().as_secs_f64());
-            }
+            self.finish();
+            *self.current.lock().expect("no panic while held") =
+                Some((what.to_owned(), Instant::now()));
         }
     }
 

@@ -54,7 +54,7 @@ pub(crate) struct Canon {
     /// The pieces in [`Material::pieces`] order.
     pieces: Vec<Piece>,
     symmetries: &'static [Symmetry],
-    /// Work item number by (first square, second square).
+    /// Work item number by [`Enumerator::item_key`] of a placement.
     item: Vec<u32>,
     enumerator: Enumerator,
 }
@@ -67,11 +67,7 @@ impl Canon {
     /// For the user's material.
     pub(crate) fn new(material: &Material) -> Canon {
         let enumerator = Enumerator::new(material);
-        let mut item = vec![u32::MAX; 64usize.pow(enumerator.fixed_pieces() as u32)];
-        for (i, w) in enumerator.work_items().iter().enumerate() {
-            let squares: Vec<u8> = w.squares().iter().map(|&sq| u8::from(sq)).collect();
-            item[enumerator.item_key(&squares)] = i as u32;
-        }
+        let item = enumerator.item_numbers();
         Canon {
             pieces: material.pieces(),
             symmetries: material.symmetries(),

@@ -20,7 +20,14 @@ fn generator(material: &str) -> genstats::GeneratorStats {
 
 #[test]
 fn records_name_the_files_needed_and_list_the_longest_wins() {
-    let text = stdout_ok(fiftymove().args(["--quiet", "--json", "records", "--max-pieces", "3"]));
+    let text = stdout_ok(fiftymove().args([
+        "--quiet",
+        "--json",
+        "records",
+        "--all-tables",
+        "--max-pieces",
+        "3",
+    ]));
     let r: RecordsReport = serde_json::from_str(text.trim()).unwrap();
     // The records need 6- and 7-piece tables, which the test set lacks.
     let ids: Vec<&str> = r.records.iter().map(|c| c.id.as_str()).collect();
@@ -72,6 +79,41 @@ fn records_name_the_files_needed_and_list_the_longest_wins() {
     // Draw-only tables have no longest win; 4-piece tables were skipped.
     assert!(!r.longest.iter().any(|w| w.material == "KBvK"));
     assert!(r.skipped.contains(&"KQvKR".to_owned()));
+}
+
+/// Without `--all-tables`, `records` sweeps nothing: it shows the longest
+/// wins of the tables whose scans are cached (as `claims` leaves them) and
+/// names the others.
+#[test]
+fn records_read_what_claims_scanned_and_sweep_nothing_else() {
+    let cache = tempfile::tempdir().unwrap();
+    let with_cache = || {
+        let mut cmd = fiftymove();
+        cmd.env("FIFTYMOVE_CACHE_DIR", cache.path());
+        cmd
+    };
+    // An empty cache: no table is swept.
+    let out = run_ok(with_cache().args(["--json", "records"]));
+    let cold: RecordsReport = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(cold.longest.is_empty(), "{:?}", cold.longest);
+    assert!(cold.not_scanned.contains(&"KQvKR".to_owned()));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("done: scan"));
+    // A claim on KQ v KR scans KQvKR; records then shows its longest wins,
+    // equal to the generator's, and still sweeps nothing else.
+    run_ok(with_cache().args(["--quiet", "claims", "thompson-1986-kqkr"]));
+    let warm: RecordsReport =
+        serde_json::from_str(stdout_ok(with_cache().args(["--quiet", "--json", "records"])).trim())
+            .unwrap();
+    let materials: Vec<&str> = warm.longest.iter().map(|w| w.material.as_str()).collect();
+    assert!(materials.iter().all(|m| *m == "KQvKR"), "{materials:?}");
+    let white = warm
+        .longest
+        .iter()
+        .find(|w| w.to_move == "white")
+        .expect("KQ v KR has wins with White to move");
+    assert_eq!(Some(white.dtz), generator("KQvKR").white.win_in.max());
+    assert!(!warm.not_scanned.contains(&"KQvKR".to_owned()));
+    assert!(warm.not_scanned.contains(&"KRvK".to_owned()));
 }
 
 fn assert_self_contained(html: &str) {

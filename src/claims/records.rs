@@ -108,12 +108,31 @@ pub struct RecordsReport {
     pub longest: Vec<LongestWin>,
     /// Tables present but not examined (over `--max-pieces`).
     pub skipped: Vec<String>,
+    /// Tables present but not examined because no scan of them is cached
+    /// yet (without `--all-tables`, `records` reads what `claims` scanned
+    /// and sweeps nothing else).
+    #[serde(default)]
+    pub not_scanned: Vec<String>,
+}
+
+/// Which tables' longest wins `records` shows, and which it leaves out.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecordMaterials {
+    /// The tables examined, smallest first.
+    pub chosen: Vec<Material>,
+    /// Left out for having more than `--max-pieces` pieces.
+    pub over_max_pieces: Vec<String>,
+    /// Left out for having no cached scan (without `--all-tables`).
+    pub not_scanned: Vec<String>,
 }
 
 /// The materials whose longest wins `records` shows: those named, else
-/// those of the saved scans, else every complete table present whose
+/// those of the saved scans, else the complete tables present whose
 /// dependencies are present, with at most `max_pieces` pieces (smallest
-/// first). The second list names the tables left out for having more.
+/// first), and of those, unless `all_tables`, only the ones `scanned`
+/// says are in the cache: a sweep of every table present takes half an
+/// hour on a small machine, and `claims` has already scanned the tables
+/// that its claims need.
 ///
 /// # Errors
 ///
@@ -123,36 +142,45 @@ pub fn record_materials(
     materials: &[String],
     saved: &[ScanStats],
     max_pieces: Option<usize>,
-) -> Result<(Vec<Material>, Vec<String>)> {
+    all_tables: bool,
+    scanned: &dyn Fn(&Material) -> bool,
+) -> Result<RecordMaterials> {
     if !materials.is_empty() {
-        let parsed = materials
+        let chosen = materials
             .iter()
             .map(|m| m.parse::<Material>())
             .collect::<Result<Vec<_>>>()?;
-        return Ok((parsed, Vec::new()));
+        return Ok(RecordMaterials {
+            chosen,
+            ..RecordMaterials::default()
+        });
     }
     if !saved.is_empty() {
-        let parsed = saved
+        let chosen = saved
             .iter()
             .map(|s| s.material.parse::<Material>())
             .collect::<Result<Vec<_>>>()?;
-        return Ok((parsed, Vec::new()));
+        return Ok(RecordMaterials {
+            chosen,
+            ..RecordMaterials::default()
+        });
     }
-    let mut chosen = Vec::new();
-    let mut skipped = Vec::new();
+    let mut out = RecordMaterials::default();
     for name in complete_tables(inv) {
         let m: Material = name.parse()?;
         if !inv.missing_for(&m).is_empty() {
             continue;
         }
         if max_pieces.is_some_and(|n| m.piece_count() > n) {
-            skipped.push(name);
+            out.over_max_pieces.push(name);
+        } else if all_tables || scanned(&m) {
+            out.chosen.push(m);
         } else {
-            chosen.push(m);
+            out.not_scanned.push(name);
         }
     }
-    chosen.sort_by_key(|m| (m.piece_count(), m.to_string()));
-    Ok((chosen, skipped))
+    out.chosen.sort_by_key(|m| (m.piece_count(), m.to_string()));
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -256,19 +256,34 @@ impl<'a> Sources<'a> {
         if self.deep || r.material.piece_count() <= MAX_SOLVE_PIECES {
             return false;
         }
+        self.engine_for(r).is_some() && !self.at_hand(r)
+    }
+
+    /// Whether `r` is made in this run or in the cache.
+    fn at_hand(&self, r: &Request) -> bool {
         if self
             .made
             .lock()
             .expect("no panic while held")
             .contains_key(&request_key(r))
         {
-            return false;
+            return true;
         }
         let Some(engine) = self.engine_for(r) else {
             return false;
         };
         let key = self.key(r, engine);
-        !matches!(self.cache.as_ref().map(|c| c.get(&key)), Some(Ok(_)))
+        matches!(self.cache.as_ref().map(|c| c.get(&key)), Some(Ok(_)))
+    }
+
+    /// Whether the whole, unfiltered DTZ document of `material` is at hand
+    /// without work: made in this run or in the cache.
+    pub fn has_cached_scan(&self, material: &Material) -> bool {
+        self.at_hand(&Request {
+            material: *material,
+            filter: None,
+            metric: Metric::Dtz,
+        })
     }
 
     /// The solver.

@@ -12,7 +12,7 @@ use std::{
 
 use fiftymove::{
     chess::material::Material,
-    claims::records::{self, longest_wins, record_materials, RecordsReport},
+    claims::records::{self, longest_wins, record_materials, RecordMaterials, RecordsReport},
     claims::{self, parse_catalog, Claim, Hooks, Sources, StatsCache, Verifier, SWEEP_UNITS},
     probe::Prober,
     report::{write_report, ReportInput},
@@ -200,6 +200,7 @@ pub fn cmd_records(
     materials: &[String],
     from: &[PathBuf],
     max_pieces: Option<usize>,
+    all_tables: bool,
     remote: &RemoteChoice,
     out: &mut impl Write,
 ) -> RunResult {
@@ -217,7 +218,13 @@ pub fn cmd_records(
     for s in &saved {
         verifier.preload(s.clone())?;
     }
-    let (chosen, skipped) = record_materials(&inv, materials, &saved, max_pieces)?;
+    let RecordMaterials {
+        chosen,
+        over_max_pieces,
+        not_scanned,
+    } = record_materials(&inv, materials, &saved, max_pieces, all_tables, &|m| {
+        sources.has_cached_scan(m)
+    })?;
     let rec_refs: Vec<&Claim> = recs.iter().collect();
     verifier.preflight(&rec_refs)?;
     // Tables to scan must be complete before the long work starts.
@@ -229,7 +236,8 @@ pub fn cmd_records(
     let mut report = RecordsReport {
         records: Vec::new(),
         longest: Vec::new(),
-        skipped,
+        skipped: over_max_pieces,
+        not_scanned,
     };
     for c in &recs {
         bars.set_purpose(&c.id);

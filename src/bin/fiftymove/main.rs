@@ -310,8 +310,11 @@ fn run(raw: RawArgs) -> RunResult {
             materials,
             from,
             max_pieces,
+            all_tables,
             remote,
-        } => claims_cmd::cmd_records(&global, &materials, &from, max_pieces, &remote, &mut out),
+        } => claims_cmd::cmd_records(
+            &global, &materials, &from, max_pieces, all_tables, &remote, &mut out,
+        ),
         Command::Report {
             out: dir,
             materials,

@@ -224,5 +224,12 @@ pub fn records_text(out: &mut impl Write, r: &RecordsReport) -> io::Result<()> {
             r.skipped.join(" ")
         )?;
     }
+    if !r.not_scanned.is_empty() {
+        writeln!(
+            out,
+            "Not scanned yet (name them, or use --all-tables): {}",
+            r.not_scanned.join(" ")
+        )?;
+    }
     Ok(())
 }

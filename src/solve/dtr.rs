@@ -38,10 +38,9 @@ use shakmaty::Color;
 
 use super::{
     board::Board,
-    geometry::{king_pairs, on_diagonal},
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
-    retro::{side, stabiliser, Exits, SliceValues},
+    retro::{prefetch, side, stabiliser, Exits, SliceValues, MAX_PREDECESSORS},
     value::{self, Outcome, MAX_DEPTH, NONE},
 };
 use crate::error::{Error, Result};
@@ -56,6 +55,19 @@ const LOSER: u64 = 2 << 56;
 const PINNED: u64 = 4 << 56;
 /// The change before the last was at the level before the last one's.
 const CHANGED_BEFORE: u64 = 8 << 56;
+
+/// Whether a value `t` is final at `level`: every candidate `max(d, t')`
+/// that a later change to `t' < t` at a level `d >= level` could make is
+/// at least `level >= t`, no better than the candidate `t` already made;
+/// and a predecessor's value at the next level, a minimum or maximum over
+/// its moves, is at most `level` with `t` or with `t'` alike, so its
+/// candidates are the same. Such changes are skipped: without this, a
+/// position's value went on falling long after its DTR was known, and
+/// every fall was walked back to its predecessors.
+#[inline]
+fn settled(t: u16, level: u16) -> bool {
+    t <= level
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct State {
@@ -334,41 +346,37 @@ impl Dtr<'_> {
     }
 
     /// The predecessors of the position `sq` (entry `e`) reached by a quiet
-    /// move of `!stm`, with the weight of each retraction.
+    /// move of `!stm`, with the weight of each retraction, visited after
+    /// their cells are all prefetched: each visit is a compare-and-swap
+    /// that waits for its cache line, so the misses are better taken side
+    /// by side beforehand.
     fn predecessors(&self, e: usize, sq: &Squares, stm: Color, mut visit: impl FnMut(usize, u16)) {
         let layout = self.layout;
         let board = Board::new(layout, sq);
         let n = layout.slots();
         let pawnless = !layout.has_pawns();
-        let kings_on_diagonal = pawnless && on_diagonal(sq[0]) && on_diagonal(sq[1]);
         let stab_q = if pawnless { stabiliser(&sq[..n]) } else { 1 };
-        let low_bits = 6 * (layout.movers - 2);
-        let low_mask = (1usize << low_bits) - 1;
+        let cells = &self.state[side(!stm)];
+        let mut preds = [(0usize, 0u16); MAX_PREDECESSORS];
+        let mut count = 0;
         board.retractions(!stm, |slot, from| {
             let mut p = *sq;
             p[slot] = from;
-            let pe = if pawnless && (slot < 2 || kings_on_diagonal) {
-                let pair = (slot < 2 && !(on_diagonal(p[0]) && on_diagonal(p[1])))
-                    .then(|| king_pairs().index(p[0], p[1]))
-                    .flatten();
-                match pair {
-                    Some(kk) => (kk << low_bits) | (e & low_mask),
-                    None => match layout.locate(&p) {
-                        Some((_, pe)) => pe,
-                        None => return,
-                    },
-                }
-            } else {
-                let shift = 6 * (layout.movers - 1 - slot);
-                e - ((sq[slot] as usize) << shift) + ((from as usize) << shift)
+            let Some(pe) = layout.entry_after_move(e, sq, &p, slot) else {
+                return;
             };
             let weight = if pawnless {
                 self.weight * stabiliser(&p[..n]) / stab_q
             } else {
                 self.weight
             };
-            visit(pe, weight);
+            prefetch(&cells[pe]);
+            preds[count] = (pe, weight);
+            count += 1;
         });
+        for &(pe, weight) in &preds[..count] {
+            visit(pe, weight);
+        }
     }
 
     /// A winner's position went from `old` to `new` at `level - 1`: its
@@ -382,7 +390,15 @@ impl Dtr<'_> {
             let mut cur = cell.load(Relaxed);
             loop {
                 let st = State::unpack(cur);
-                if !st.loser() || st.flags & PINNED != 0 || st.level == level || st.t != old {
+                // A loser already at or below the level is settled: no
+                // later change can give it or its predecessors a smaller
+                // candidate (see `settled`).
+                if !st.loser()
+                    || st.flags & PINNED != 0
+                    || st.level == level
+                    || st.t != old
+                    || settled(st.t, level)
+                {
                     return;
                 }
                 let next = if st.count as u16 > weight {
@@ -428,7 +444,7 @@ impl Dtr<'_> {
             let mut cur = cell.load(Relaxed);
             loop {
                 let st = State::unpack(cur);
-                if !st.winner() || st.t <= v {
+                if !st.winner() || st.t <= v || settled(st.t, level) {
                     return;
                 }
                 let next = st.change(v, level);
@@ -453,18 +469,22 @@ impl Dtr<'_> {
         layout.decode(self.slice, pe, &mut sq);
         let board = Board::new(layout, &sq);
         let children = &self.state[side(!mover)];
-        let mut quiet: Vec<u16> = Vec::with_capacity(64);
+        // The children's entries first, their cells prefetched, then their
+        // values: the misses are taken side by side.
+        let mut entries = [0usize; MAX_PREDECESSORS];
+        let mut count = 0;
         let mut exit_max: Option<u16> = None;
         board.moves(
             mover,
             |slot, to| {
                 let mut c = sq;
                 c[slot] = to;
-                let ce = match layout.locate(&c) {
-                    Some((_, ce)) => ce,
-                    None => unreachable!("a legal move leads to a position"),
+                let Some(ce) = layout.entry_after_move(pe, &sq, &c, slot) else {
+                    unreachable!("a legal move leads to a position")
                 };
-                quiet.push(State::unpack(children[ce].load(Relaxed)).before(level));
+                prefetch(&children[ce]);
+                entries[count] = ce;
+                count += 1;
             },
             |z| {
                 if let Outcome::Loss(r) = self.exits.outcome(&board, mover, &z) {
@@ -472,6 +492,11 @@ impl Dtr<'_> {
                 }
             },
         );
+        let mut quiet = [0u16; MAX_PREDECESSORS];
+        for (v, &ce) in quiet.iter_mut().zip(&entries[..count]) {
+            *v = State::unpack(children[ce].load(Relaxed)).before(level);
+        }
+        let quiet = &quiet[..count];
         let top = quiet.iter().copied().max();
         match (top, exit_max) {
             (Some(t), Some(x)) if x >= t => (x, 0, true),

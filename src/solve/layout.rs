@@ -322,6 +322,38 @@ impl Layout {
         !self.has_pawns() && sq[..self.slots()].iter().all(|&s| on_diagonal(s))
     }
 
+    /// The entry, in the same slice, of `moved`: the canonical placement
+    /// `sq` (entry `e`) with the piece in `slot` on another square, by a
+    /// quiet move forward or back. A move of a piece other than a king keeps
+    /// the king pair, and so the entry's other digits, unless both kings are
+    /// on the diagonal (the canonical form then depends on the pieces); most
+    /// king moves keep the pair canonical. Those moves cost a little
+    /// arithmetic instead of [`Layout::locate`]; the rest are located.
+    /// `None` where `locate` finds no position.
+    #[inline]
+    pub(crate) fn entry_after_move(
+        &self,
+        e: usize,
+        sq: &Squares,
+        moved: &Squares,
+        slot: usize,
+    ) -> Option<usize> {
+        let pawnless = !self.has_pawns();
+        if pawnless && (slot < 2 || (on_diagonal(sq[0]) && on_diagonal(sq[1]))) {
+            let low_bits = 6 * (self.movers - 2);
+            let pair = (slot < 2 && !(on_diagonal(moved[0]) && on_diagonal(moved[1])))
+                .then(|| king_pairs().index(moved[0], moved[1]))
+                .flatten();
+            match pair {
+                Some(kk) => Some((kk << low_bits) | (e & ((1usize << low_bits) - 1))),
+                None => self.locate(moved).map(|(_, entry)| entry),
+            }
+        } else {
+            let shift = 6 * (self.movers - 1 - slot);
+            Some(e - ((sq[slot] as usize) << shift) + ((moved[slot] as usize) << shift))
+        }
+    }
+
     /// The slice and entry of any placement of this material (slots as in
     /// [`Layout::pieces`], like pieces in any order among themselves for
     /// pawns), after bringing it into canonical form. `None` if the kings

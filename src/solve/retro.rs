@@ -31,7 +31,7 @@ use shakmaty::Color;
 
 use super::{
     board::{Board, Zeroing},
-    geometry::{self, king_pairs, on_diagonal},
+    geometry::{self, on_diagonal},
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
     value::{self, Outcome, Waiting, MAX_DEPTH, MAX_LEVEL, NONE},
@@ -40,16 +40,16 @@ use crate::error::{Error, Result};
 
 /// The most quiet moves that can lead to a position: a queen's 27 and a
 /// rook's 14 retractions and the like, over at most five pieces of a side.
-const MAX_PREDECESSORS: usize = 128;
+pub(crate) const MAX_PREDECESSORS: usize = 128;
 
 /// Asks for the cache line of `cell` ahead of its use.
 #[inline]
-fn prefetch(cell: &AtomicU16) {
+pub(crate) fn prefetch<T>(cell: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is a hint that reads nothing and cannot fault.
     unsafe {
         std::arch::x86_64::_mm_prefetch(
-            (cell as *const AtomicU16).cast::<i8>(),
+            (cell as *const T).cast::<i8>(),
             std::arch::x86_64::_MM_HINT_T0,
         );
     }
@@ -301,10 +301,7 @@ impl Solver<'_> {
         let cells = &self.values[side(mover)];
         let n = layout.slots();
         let pawnless = !layout.has_pawns();
-        let kings_on_diagonal = pawnless && on_diagonal(sq[0]) && on_diagonal(sq[1]);
         let stab_q = if pawnless { stabiliser(&sq[..n]) } else { 1 };
-        let low_bits = 6 * (layout.movers - 2);
-        let low_mask = (1usize << low_bits) - 1;
         // The predecessors first, their cells prefetched, then the updates:
         // each update is a locked compare-and-swap that waits for its cache
         // line, so the misses are better taken side by side beforehand.
@@ -313,25 +310,8 @@ impl Solver<'_> {
         board.retractions(mover, |slot, from| {
             let mut p = *sq;
             p[slot] = from;
-            // A move of a piece other than a king keeps the king pair, and
-            // so the entry's other digits, unless both kings are on the
-            // diagonal (canonical form then depends on the pieces).
-            let pe = if pawnless && (slot < 2 || kings_on_diagonal) {
-                // A king move that keeps the pair canonical (not both on the
-                // diagonal) keeps the other digits: most do.
-                let pair = (slot < 2 && !(on_diagonal(p[0]) && on_diagonal(p[1])))
-                    .then(|| king_pairs().index(p[0], p[1]))
-                    .flatten();
-                match pair {
-                    Some(kk) => (kk << low_bits) | (e & low_mask),
-                    None => match layout.locate(&p) {
-                        Some((_, pe)) => pe,
-                        None => return,
-                    },
-                }
-            } else {
-                let shift = 6 * (layout.movers - 1 - slot);
-                e - ((sq[slot] as usize) << shift) + ((from as usize) << shift)
+            let Some(pe) = layout.entry_after_move(e, sq, &p, slot) else {
+                return;
             };
             let weight = if pawnless {
                 self.weight * stabiliser(&p[..n]) / stab_q

@@ -24,14 +24,16 @@
 //! current maximum, and when that count reaches zero its maximum is worked
 //! out again from its moves. Each change at level `d` to a value `t` makes
 //! `max(d, t)` a candidate for the DTR, and the DTR is the smallest
-//! candidate. Which side wins comes first, from the slice solved without a
-//! rule.
+//! candidate. A value at or below its level is settled: no later change can
+//! give a smaller candidate, so none is made, and the last change's
+//! candidate, read from the state at the end, is the DTR. Which side wins
+//! comes first, from the slice solved without a rule.
 //!
 //! Memory: 8 bytes per position and side for the state (value, value one
-//! level before, level of the last change, count, kind), and 2 for the
-//! result.
+//! level before, level of the last change, count, kind), 2 for the result,
+//! and half a byte per position for the marks of the entries that changed.
 
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 use shakmaty::Color;
@@ -169,11 +171,14 @@ pub(crate) fn solve_slice_dtr(
             (0..layout.entries).map(|_| AtomicU64::new(0)).collect(),
             (0..layout.entries).map(|_| AtomicU64::new(0)).collect(),
         ],
-        best: [
-            (0..layout.entries).map(|_| AtomicU16::new(INF)).collect(),
-            (0..layout.entries).map(|_| AtomicU16::new(INF)).collect(),
-        ],
         changed: Levels::new(blocks, usize::from(MAX_DEPTH) + 2),
+        marks: std::array::from_fn(|_| {
+            std::array::from_fn(|_| {
+                (0..layout.entries.div_ceil(64))
+                    .map(|_| AtomicU64::new(0))
+                    .collect()
+            })
+        }),
         weight: if layout.has_pawns() { 1 } else { 2 },
     };
     (0..blocks)
@@ -191,6 +196,8 @@ pub(crate) fn solve_slice_dtr(
         blocks
             .par_iter()
             .for_each(|&b| s.retract_block(b, level, false));
+        // The marks of `level - 1` are spent: cleared, they serve `level + 1`.
+        blocks.par_iter().for_each(|&b| s.clear_marks(b, level - 1));
         if s.changed.highest().is_none_or(|h| h < usize::from(level)) {
             break;
         }
@@ -211,7 +218,12 @@ pub(crate) fn solve_slice_dtr(
                     None => NONE,
                     Some(Outcome::Draw) => value::DRAW,
                     Some(o) => {
-                        let r = s.best[side][e].load(Relaxed);
+                        // The DTR is the least candidate `max(d, t)` of the
+                        // changes: they fall in `t` while `t` is above their
+                        // level (a settled value changes no more), so the
+                        // last change's is the least.
+                        let st = State::unpack(s.state[side][e].load(Relaxed));
+                        let r = st.t.max(st.level);
                         debug_assert!(r != INF, "a decisive position without a DTR");
                         value::solved(match o {
                             Outcome::Win(_) => Outcome::Win(r),
@@ -230,13 +242,37 @@ struct Dtr<'a> {
     slice: usize,
     exits: &'a dyn Exits,
     state: [Vec<AtomicU64>; 2],
-    best: [Vec<AtomicU16>; 2],
     /// Blocks with positions whose value changed at each level.
     changed: Levels,
+    /// Per level parity and side, a bit per entry whose value changed at a
+    /// level of that parity: a level walks back from just those, instead
+    /// of reading every state of every block that changed (which took most
+    /// of a level's time once few positions change).
+    marks: [[Vec<AtomicU64>; 2]; 2],
     weight: u16,
 }
 
 impl Dtr<'_> {
+    /// Records that entry `e` of `side` changed at `level`.
+    #[inline]
+    fn mark(&self, level: u16, side: usize, e: usize) {
+        self.changed.insert(usize::from(level), e / BLOCK);
+        let word = &self.marks[usize::from(level & 1)][side][e / 64];
+        let bit = 1u64 << (e % 64);
+        if word.load(Relaxed) & bit == 0 {
+            word.fetch_or(bit, Relaxed);
+        }
+    }
+
+    fn clear_marks(&self, block: usize, level: u16) {
+        let words = block * BLOCK / 64..((block + 1) * BLOCK).min(self.layout.entries).div_ceil(64);
+        for side in &self.marks[usize::from(level & 1)] {
+            for w in &side[words.clone()] {
+                w.store(0, Relaxed);
+            }
+        }
+    }
+
     fn first_pass(&self, block: usize, no_rule: &SliceValues) {
         let layout = self.layout;
         let start = block * BLOCK;
@@ -262,8 +298,7 @@ impl Dtr<'_> {
                 let state = match o {
                     Some(Outcome::Loss(0)) => {
                         // Checkmated: the game is over, no rule is needed.
-                        self.best[s][e].store(0, Relaxed);
-                        self.changed.insert(0, block);
+                        self.mark(0, s, e);
                         State {
                             t: 0,
                             prev: INF,
@@ -294,8 +329,7 @@ impl Dtr<'_> {
                         // loser with no quiet move, end the phase at ply 1.
                         match exit_best {
                             Some(r) if winner || quiet == 0 => {
-                                self.best[s][e].store(r.max(1), Relaxed);
-                                self.changed.insert(1, block);
+                                self.mark(1, s, e);
                                 State {
                                     t: r,
                                     prev: INF,
@@ -326,20 +360,27 @@ impl Dtr<'_> {
     fn retract_block(&self, block: usize, level: u16, winners: bool) {
         let start = block * BLOCK;
         let end = (start + BLOCK).min(self.layout.entries);
+        let marks = &self.marks[usize::from((level - 1) & 1)];
         let mut sq: Squares = [0; MAX_PIECES];
         for stm in Color::ALL {
-            for e in start..end {
-                let st = State::unpack(self.state[side(stm)][e].load(Relaxed));
-                if st.flags == 0 || st.winner() != winners || !st.changed_at(level - 1) {
-                    continue;
-                }
-                self.layout.decode(self.slice, e, &mut sq);
-                if winners {
-                    // Winners change only in the second half of a level, so
-                    // here the last change is the one at `level - 1`.
-                    self.winner_changed(e, &sq, stm, st.prev, st.t, level);
-                } else {
-                    self.loser_changed(e, &sq, stm, st.before(level), level);
+            let words = &marks[side(stm)][start / 64..end.div_ceil(64)];
+            for (w, word) in words.iter().enumerate() {
+                let mut bits = word.load(Relaxed);
+                while bits != 0 {
+                    let e = start + 64 * w + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let st = State::unpack(self.state[side(stm)][e].load(Relaxed));
+                    if st.flags == 0 || st.winner() != winners || !st.changed_at(level - 1) {
+                        continue;
+                    }
+                    self.layout.decode(self.slice, e, &mut sq);
+                    if winners {
+                        // Winners change only in the second half of a level,
+                        // so here the last change is the one at `level - 1`.
+                        self.winner_changed(e, &sq, stm, st.prev, st.t, level);
+                    } else {
+                        self.loser_changed(e, &sq, stm, st.before(level), level);
+                    }
                 }
             }
         }
@@ -423,8 +464,7 @@ impl Dtr<'_> {
                 match cell.compare_exchange_weak(cur, next.pack(), Relaxed, Relaxed) {
                     Ok(_) => {
                         if next.level == level && next.t < st.t {
-                            self.best[side(mover)][pe].fetch_min(next.t.max(level), Relaxed);
-                            self.changed.insert(usize::from(level), pe / BLOCK);
+                            self.mark(level, side(mover), pe);
                         }
                         return;
                     }
@@ -450,8 +490,7 @@ impl Dtr<'_> {
                 let next = st.change(v, level);
                 match cell.compare_exchange_weak(cur, next.pack(), Relaxed, Relaxed) {
                     Ok(_) => {
-                        self.best[side(mover)][pe].fetch_min(v.max(level), Relaxed);
-                        self.changed.insert(usize::from(level), pe / BLOCK);
+                        self.mark(level, side(mover), pe);
                         return;
                     }
                     Err(now) => cur = now,

@@ -226,9 +226,11 @@ impl Solver {
 
     /// Bytes per entry (position, both sides) of a slice being solved: two
     /// bytes per side of values; DTR, per side, keeps the values without a
-    /// rule it starts from (2), its state (8), its best bound so far (2)
-    /// and the result (2), all alive at once while the result is made
-    /// (KRBvKR: 3.47 GB measured peak, 3.39 GB by this count).
+    /// rule it starts from (2), its state (8) and the result (2), all alive
+    /// at once while the result is made, and half a byte per entry marks
+    /// the changes; two more bytes per side are counted, which a bound on
+    /// the best DTR so far took until the state alone gave it (KRBvKR: 3.47
+    /// GB measured peak then, 3.39 GB by this count).
     fn slice_entry_bytes(metric: Metric) -> u64 {
         if metric == Metric::Dtr {
             4 + 16 + 4 + 4
@@ -312,6 +314,10 @@ impl Solver {
         let mut all: Vec<ScanStats> = countings.iter().map(Counting::empty).collect();
         for (i, m) in order.iter().enumerate() {
             let is_target = *m == target;
+            if !is_target && run.classes_from_dtr(m, i, order.len(), progress)? {
+                run.release(&order[i + 1..]);
+                continue;
+            }
             let counting: &[Counting] = if is_target { &countings } else { &[] };
             let parts = run.material(m, i, order.len(), counting, None, progress)?;
             if is_target {
@@ -807,6 +813,48 @@ impl Run<'_> {
             self.tables.insert(material.table_name(), Arc::new(own));
         }
         Ok(stats.into_inner().expect("no panic while held"))
+    }
+
+    /// Makes the table of `material`, which only the materials above it
+    /// read (through their zeroing moves), from its cached DTR instead of a
+    /// solve, where this run is a rule's DTZ and the DTR is cached: a
+    /// position is won under an `N`-move rule exactly when its DTR is at
+    /// most `2N` plies, and the exits of a DTZ solve read only the classes.
+    /// So the least-rule line of a DTR claim costs the solve of its own
+    /// material, not of its whole closure again. Returns whether it did.
+    fn classes_from_dtr(
+        &mut self,
+        material: &Material,
+        index: usize,
+        count: usize,
+        progress: &dyn Progress,
+    ) -> Result<bool> {
+        let (Rule::Moves(_), Metric::Dtz, Some(cache)) =
+            (self.rule, self.metric, &self.solver.cache)
+        else {
+            return Ok(false);
+        };
+        let layout = Layout::new(material);
+        let Ok(cached) = cache.open(&layout, Rule::None, Metric::Dtr) else {
+            return Ok(false);
+        };
+        progress.stage(
+            &format!(
+                "read {} ({}, as classes under rule {})",
+                material.table_name(),
+                describe(Rule::None, Metric::Dtr),
+                self.rule
+            ),
+            index,
+            count,
+            layout.total_entries() as u64,
+        );
+        match self.read(&layout, &cached, true, &[], None, progress) {
+            Ok(_) => Ok(true),
+            Err(CacheError::Io(e)) => Err(cache_error(cached.path(), e)),
+            // A damaged DTR file is the DTR's business: solve this rule.
+            Err(CacheError::Damaged(_) | CacheError::Missing) => Ok(false),
+        }
     }
 
     /// Reads a cached material into its table (if `keep`) and its

@@ -442,13 +442,15 @@ impl Solver {
             .cache
             .as_ref()
             .ok_or_else(|| Error::Other("preparing a solve needs a cache".into()))?;
-        let order = closure(material);
-        let all_cached = order
-            .iter()
-            .all(|m| cache.open(&Layout::new(m), rule, metric).is_ok());
-        if all_cached {
+        // The material itself is enough: the materials below it are
+        // prepared when a position of theirs is asked for, and with a rule's
+        // DTZ they may never be solved under it (their classes can come from
+        // a cached DTR, see `Run::classes_from_dtr`).
+        if cache.open(&Layout::new(material), rule, metric).is_ok() {
             return Ok(());
         }
+        let order = closure(material);
+        let target = material.normalized();
         if material.piece_count() > super::MAX_SOLVE_PIECES {
             return Err(Error::Material {
                 input: material.to_string(),
@@ -467,7 +469,9 @@ impl Solver {
             tables: HashMap::new(),
         };
         for (i, m) in order.iter().enumerate() {
-            run.material(m, i, order.len(), &[], None, progress)?;
+            if *m == target || !run.classes_from_dtr(m, i, order.len(), progress)? {
+                run.material(m, i, order.len(), &[], None, progress)?;
+            }
             run.release(&order[i + 1..]);
         }
         Ok(())

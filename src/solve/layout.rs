@@ -493,4 +493,49 @@ mod tests {
             assert!(checked > 1000, "{m}: {checked}");
         }
     }
+
+    /// The entry a quiet move leads to, by the arithmetic shortcut, is the
+    /// moved placement's own: it decodes to a placement that `locate` puts
+    /// where it puts the moved one (every king and piece move of every
+    /// sampled position, kings on the diagonal included).
+    #[test]
+    fn entry_after_move_agrees_with_locate() {
+        use shakmaty::Color;
+        for m in ["KRBvKR", "KNNvKP", "KPvKP", "KQvK", "KBBvKN", "KQPvKQ"] {
+            let l = layout(m);
+            let mut sq = [0u8; MAX_PIECES];
+            let mut back = [0u8; MAX_PIECES];
+            let step = l.total_entries() / 5_003 + 1;
+            let mut moves = 0;
+            for i in (0..l.total_entries()).step_by(step) {
+                let (slice, entry) = (i / l.entries, i % l.entries);
+                l.decode(slice, entry, &mut sq);
+                if !l.is_position(&sq) {
+                    continue;
+                }
+                let board = super::super::board::Board::new(&l, &sq);
+                for stm in Color::ALL {
+                    board.moves(
+                        stm,
+                        |slot, to| {
+                            let mut moved = sq;
+                            moved[slot] = to;
+                            let Some(e) = l.entry_after_move(entry, &sq, &moved, slot) else {
+                                panic!("{m} {sq:?}: no entry after {slot} to {to}");
+                            };
+                            l.decode(slice, e, &mut back);
+                            assert_eq!(
+                                l.locate(&back),
+                                l.locate(&moved),
+                                "{m} {sq:?}: slot {slot} to {to}"
+                            );
+                            moves += 1;
+                        },
+                        |_| {},
+                    );
+                }
+            }
+            assert!(moves > 10_000, "{m}: {moves}");
+        }
+    }
 }

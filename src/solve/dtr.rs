@@ -42,7 +42,7 @@ use super::{
     board::Board,
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
-    retro::{prefetch, side, stabiliser, Exits, SliceValues, MAX_PREDECESSORS},
+    retro::{prefetch, quiet_predecessors, side, Exits, SliceValues, MAX_PREDECESSORS},
     value::{self, Outcome, MAX_DEPTH, NONE},
 };
 use crate::error::{Error, Result};
@@ -388,33 +388,11 @@ impl Dtr<'_> {
 
     /// The predecessors of the position `sq` (entry `e`) reached by a quiet
     /// move of `!stm`, with the weight of each retraction, visited after
-    /// their cells are all prefetched: each visit is a compare-and-swap
-    /// that waits for its cache line, so the misses are better taken side
-    /// by side beforehand.
+    /// their cells are all prefetched ([`quiet_predecessors`]).
     fn predecessors(&self, e: usize, sq: &Squares, stm: Color, mut visit: impl FnMut(usize, u16)) {
-        let layout = self.layout;
-        let board = Board::new(layout, sq);
-        let n = layout.slots();
-        let pawnless = !layout.has_pawns();
-        let stab_q = if pawnless { stabiliser(&sq[..n]) } else { 1 };
         let cells = &self.state[side(!stm)];
         let mut preds = [(0usize, 0u16); MAX_PREDECESSORS];
-        let mut count = 0;
-        board.retractions(!stm, |slot, from| {
-            let mut p = *sq;
-            p[slot] = from;
-            let Some(pe) = layout.entry_after_move(e, sq, &p, slot) else {
-                return;
-            };
-            let weight = if pawnless {
-                self.weight * stabiliser(&p[..n]) / stab_q
-            } else {
-                self.weight
-            };
-            prefetch(&cells[pe]);
-            preds[count] = (pe, weight);
-            count += 1;
-        });
+        let count = quiet_predecessors(self.layout, e, sq, !stm, self.weight, cells, &mut preds);
         for &(pe, weight) in &preds[..count] {
             visit(pe, weight);
         }

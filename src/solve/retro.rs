@@ -38,8 +38,8 @@ use super::{
 };
 use crate::error::{Error, Result};
 
-/// The most quiet moves that can lead to a position: a queen's 27 and a
-/// rook's 14 retractions and the like, over at most five pieces of a side.
+/// The most quiet moves that can lead to or from a position: a queen's 27
+/// and a rook's 14 and the like, over at most five pieces of a side.
 pub(crate) const MAX_PREDECESSORS: usize = 128;
 
 /// Asks for the cache line of `cell` ahead of its use.
@@ -55,6 +55,47 @@ pub(crate) fn prefetch<T>(cell: &T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = cell;
+}
+
+/// The predecessors of the position `sq` (entry `e`) by a quiet move of
+/// `mover`, written to `preds` with the weight of each retraction (`weight`
+/// a move, scaled by the stabilisers without pawns, see the module docs),
+/// and their cells in `cells` prefetched; returns how many there are. The
+/// predecessors come first and the updates after: each update is a locked
+/// compare-and-swap that waits for its cache line, so the misses are better
+/// taken side by side beforehand.
+pub(crate) fn quiet_predecessors<T>(
+    layout: &Layout,
+    e: usize,
+    sq: &Squares,
+    mover: Color,
+    weight: u16,
+    cells: &[T],
+    preds: &mut [(usize, u16); MAX_PREDECESSORS],
+) -> usize {
+    let board = Board::new(layout, sq);
+    let n = layout.slots();
+    let pawnless = !layout.has_pawns();
+    let stab_q = if pawnless { stabiliser(&sq[..n]) } else { 1 };
+    let mut count = 0;
+    board.retractions(mover, |slot, from| {
+        let mut p = *sq;
+        p[slot] = from;
+        let Some(pe) = layout.entry_after_move(e, sq, &p, slot) else {
+            return;
+        };
+        prefetch(&cells[pe]);
+        preds[count] = (
+            pe,
+            if pawnless {
+                weight * stabiliser(&p[..n]) / stab_q
+            } else {
+                weight
+            },
+        );
+        count += 1;
+    });
+    count
 }
 
 /// What the zeroing moves of a slice lead to.
@@ -295,33 +336,10 @@ impl Solver<'_> {
     /// The predecessors of the position `sq` (entry `e`, `stm` to move),
     /// which is resolved as `o` at `level`.
     fn retract(&self, e: usize, sq: &Squares, stm: Color, o: Outcome, level: u16) {
-        let layout = self.layout;
-        let board = Board::new(layout, sq);
         let mover = !stm;
         let cells = &self.values[side(mover)];
-        let n = layout.slots();
-        let pawnless = !layout.has_pawns();
-        let stab_q = if pawnless { stabiliser(&sq[..n]) } else { 1 };
-        // The predecessors first, their cells prefetched, then the updates:
-        // each update is a locked compare-and-swap that waits for its cache
-        // line, so the misses are better taken side by side beforehand.
         let mut preds = [(0usize, 0u16); MAX_PREDECESSORS];
-        let mut count = 0;
-        board.retractions(mover, |slot, from| {
-            let mut p = *sq;
-            p[slot] = from;
-            let Some(pe) = layout.entry_after_move(e, sq, &p, slot) else {
-                return;
-            };
-            let weight = if pawnless {
-                self.weight * stabiliser(&p[..n]) / stab_q
-            } else {
-                self.weight
-            };
-            prefetch(&cells[pe]);
-            preds[count] = (pe, weight);
-            count += 1;
-        });
+        let count = quiet_predecessors(self.layout, e, sq, mover, self.weight, cells, &mut preds);
         for &(pe, weight) in &preds[..count] {
             let cell = &cells[pe];
             match o {

@@ -195,8 +195,9 @@ fn five_piece_tables_equal_scan() {
 fn cache_is_reused_and_damage_is_never_trusted() {
     let cache = tempfile::tempdir().unwrap();
     let first = solve(cache.path(), &["KQvKR"]);
-    let file = cache.path().join("KQvKR.rule-50.dtz.v1.fms");
-    let sub = cache.path().join("KQvK.rule-50.dtz.v1.fms");
+    let v = fiftymove::solve::SOLVER_VERSION;
+    let file = cache.path().join(format!("KQvKR.rule-50.dtz.v{v}.fms"));
+    let sub = cache.path().join(format!("KQvK.rule-50.dtz.v{v}.fms"));
     assert!(file.exists() && sub.exists());
     let stamp = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
     let (before, sub_before) = (stamp(&file), stamp(&sub));
@@ -230,7 +231,7 @@ fn cache_is_reused_and_damage_is_never_trusted() {
     // A truncated file, and one of another solve under the same name.
     std::fs::write(&file, &bytes[..bytes.len() / 3]).unwrap();
     assert_eq!(solve(cache.path(), &["KQvKR"]), first);
-    std::fs::copy(cache.path().join("KQvK.rule-50.dtz.v1.fms"), &file).unwrap();
+    std::fs::copy(&sub, &file).unwrap();
     assert_eq!(solve(cache.path(), &["KQvKR"]), first);
     // No temporary files are left behind.
     for entry in std::fs::read_dir(cache.path()).unwrap() {
@@ -260,7 +261,7 @@ fn bad_input_and_memory_refusal() {
         (vec!["solve", "KQvK", "--rule", "0"], "--rule"),
         (vec!["solve", "KQvK", "--rule", "fifty"], "--rule"),
         (vec!["solve", "KQvK", "--rule", "1001"], "--rule"),
-        (vec!["solve", "KRBNvKR"], "at most 5"),
+        (vec!["solve", "KRBNvKRN"], "at most 6"),
         (vec!["solve", "KXvK"], "not a piece letter"),
         (
             vec!["solve", "KQvK", "--shard", "4/3", "--out", "x.json"],
@@ -283,6 +284,16 @@ fn bad_input_and_memory_refusal() {
     }
     let out = fiftymove()
         .args(["--no-cache", "--memory-limit", "1M", "solve", "KRBvKR"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("the solver needs up to"), "{err}");
+    // A 6-piece material without like pieces: 462 x 64^4 entries of two
+    // bytes per side, 31 GB, over a 20 GB limit before any work.
+    let out = fiftymove()
+        .args(["--no-cache", "--memory-limit", "20G", "solve", "KRBNvKR"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));

@@ -36,7 +36,8 @@ use super::{layout::Layout, retro::SliceValues, Metric, Rule};
 
 /// Bumped whenever the solver's values or this format change: files of
 /// other versions are not read.
-pub const SOLVER_VERSION: u32 = 1;
+/// Version 2: like pieces merged into sets in the index without pawns.
+pub const SOLVER_VERSION: u32 = 2;
 
 const MAGIC: &[u8; 8] = b"FMSOLVE1";
 const FOOTER: usize = 8 + 8 + 8;

@@ -16,6 +16,9 @@ pub(crate) const SYMMETRIES: usize = 8;
 /// The reflection in the a1-h8 diagonal, as an index into [`sym`].
 pub(crate) const DIAGONAL: usize = 4;
 
+/// The reflection in the a8-h1 diagonal, as an index into [`sym`].
+pub(crate) const ANTI_DIAGONAL: usize = 5;
+
 /// The a-h mirror, the one symmetry that keeps pawns pawns.
 pub(crate) const MIRROR: usize = 1;
 

@@ -3,26 +3,37 @@
 //!
 //! Pieces have fixed *slots*: the white king, the black king, the other
 //! white pieces, the other black pieces (signature order), then the white
-//! pawns and the black pawns. Like pieces are told apart, as the counting
-//! convention does.
+//! pawns and the black pawns.
 //!
 //! * Without pawns there is one *slice*. An entry is a canonical king pair
-//!   ([`super::geometry::KingPairs`]) times six bits per other piece. When
-//!   both kings stand on the a1-h8 diagonal, a placement and its mirror image
-//!   in the diagonal share a king pair; the one whose other pieces give the
-//!   smaller index is canonical, and the other entry is never used.
+//!   ([`super::geometry::KingPairs`]) times one digit per *group* of like
+//!   pieces: a lone piece is one of 64 squares; two or more like pieces
+//!   are one set of squares, its rank among the `C(64, k)` sets (the
+//!   combinatorial number system). Merging like pieces halves the entries
+//!   per pair of them (KNN v KNN: 462 x 2016 x 2016 = 1.88 G entries, not
+//!   7.75 G), which is what brings six pieces into memory; a set of squares
+//!   also never holds two like pieces on one square. The counts still tell
+//!   like pieces apart, as the counting convention does (see
+//!   [`Layout::orbit_counts`]). When both kings stand on the a1-h8
+//!   diagonal, a placement and its mirror image in the diagonal share a
+//!   king pair; the one whose other pieces give the smaller index is
+//!   canonical, and the other entry is never used.
 //! * With pawns the positions fall into slices, one per placement of the
 //!   pawns (like pawns as a set): a move that is not a pawn move or a capture
 //!   keeps the pawns where they are, so each slice is a game of its own
 //!   whose exits lead to other slices and other materials. Slices are
 //!   canonical under the a-h mirror (of a slice and its image the one with
 //!   the smaller key is kept). Within a slice there is no symmetry: an entry
-//!   is six bits per king and piece.
+//!   is six bits per king and piece, like pieces told apart (no 6-piece
+//!   material with pawns is solved yet, and these slices are small).
+
+use std::sync::OnceLock;
 
 use shakmaty::{Color, Piece, Role};
 
 use super::geometry::{
-    self, above_diagonal, king_pairs, on_diagonal, sym, to_triangle, DIAGONAL, MIRROR,
+    self, above_diagonal, king_pairs, on_diagonal, sym, to_triangle, ANTI_DIAGONAL, DIAGONAL,
+    MIRROR,
 };
 use crate::chess::material::Material;
 
@@ -52,6 +63,94 @@ pub(crate) struct Layout {
     /// Dense code of a pawn placement -> `2 * slice + mirrored`, or
     /// `u32::MAX` for overlapping pawns.
     slice_code: Vec<u32>,
+    /// Whether like pieces are merged into sets (without pawns, when two
+    /// pieces are alike); otherwise an entry is six bits per slot.
+    merged: bool,
+    /// With `merged`: the groups of slots from 2 on, most significant
+    /// digit first.
+    groups: Vec<Group>,
+    /// With `merged`: each slot's group (kings: none).
+    group_of: [u8; MAX_PIECES],
+    /// With `merged`: entries per king pair (the product of the groups'
+    /// radices).
+    inner: usize,
+}
+
+/// Slots of like pieces (or one piece) indexed as one digit: the rank of
+/// their set of squares.
+#[derive(Clone, Copy, Debug)]
+struct Group {
+    /// The first slot.
+    first: usize,
+    /// How many slots (like pieces).
+    len: usize,
+    /// The digit's place value in an entry.
+    stride: usize,
+}
+
+/// Most like pieces of one group: six pieces, two of them kings.
+const MAX_GROUP: usize = MAX_PIECES - 2;
+
+/// `C(n, k)` for `n <= 64`, `k <= MAX_GROUP`, from a table (the ranks of
+/// sets are computed on every move).
+#[inline]
+fn choose(n: u8, k: usize) -> usize {
+    static TABLE: OnceLock<[[u32; MAX_GROUP + 1]; 65]> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = [[0u32; MAX_GROUP + 1]; 65];
+        for (n, row) in t.iter_mut().enumerate() {
+            for (k, c) in row.iter_mut().enumerate() {
+                *c = binomial(n, k) as u32;
+            }
+        }
+        t
+    })[n as usize][k] as usize
+}
+
+/// The rank of an ascending set of squares among all sets of its size
+/// (combinatorial number system: `sum C(s_i, i + 1)`).
+#[inline]
+fn set_index(squares: &[u8]) -> usize {
+    squares
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| choose(s, i + 1))
+        .sum()
+}
+
+/// Every ascending set of `k` squares (`2 <= k <= MAX_GROUP`), at its
+/// [`set_index`].
+fn sets_of(k: usize) -> &'static [[u8; MAX_GROUP]] {
+    static SETS: OnceLock<Vec<Vec<[u8; MAX_GROUP]>>> = OnceLock::new();
+    &SETS.get_or_init(|| {
+        (0..=MAX_GROUP)
+            .map(|k| {
+                if k < 2 {
+                    return Vec::new();
+                }
+                let mut all = vec![[0u8; MAX_GROUP]; binomial(64, k)];
+                let mut cur = [0u8; MAX_GROUP];
+                fn rec(
+                    k: usize,
+                    i: usize,
+                    start: u8,
+                    cur: &mut [u8; MAX_GROUP],
+                    all: &mut [[u8; MAX_GROUP]],
+                ) {
+                    if i == k {
+                        all[set_index(&cur[..k])] = *cur;
+                        return;
+                    }
+                    for s in start..64 {
+                        cur[i] = s;
+                        rec(k, i + 1, s + 1, cur, all);
+                    }
+                }
+                rec(k, 0, 0, &mut cur, &mut all);
+                all
+            })
+            .collect()
+    })[k]
 }
 
 /// One placement of the pawns.
@@ -149,7 +248,32 @@ impl Layout {
             }
         }
         let pawnless = white_pawns + black_pawns == 0;
-        let entries = if pawnless {
+        let merged = pawnless && (3..movers).any(|i| pieces[i] == pieces[i - 1]);
+        let mut groups = Vec::new();
+        let mut group_of = [u8::MAX; MAX_PIECES];
+        let mut inner = 1;
+        if merged {
+            let mut first = 2;
+            while first < movers {
+                let len = (first..movers)
+                    .take_while(|&i| pieces[i] == pieces[first])
+                    .count();
+                groups.push(Group {
+                    first,
+                    len,
+                    stride: 0,
+                });
+                first += len;
+            }
+            for (g, group) in groups.iter_mut().enumerate().rev() {
+                group.stride = inner;
+                inner *= binomial(64, group.len);
+                group_of[group.first..group.first + group.len].fill(g as u8);
+            }
+        }
+        let entries = if merged {
+            king_pairs().len() * inner
+        } else if pawnless {
             king_pairs().len() << (6 * (movers - 2))
         } else {
             1 << (6 * movers)
@@ -163,6 +287,10 @@ impl Layout {
             entries,
             slices: Vec::new(),
             slice_code: Vec::new(),
+            merged,
+            groups,
+            group_of,
+            inner,
         };
         if pawnless {
             layout.slices.push(Slice {
@@ -256,6 +384,22 @@ impl Layout {
     /// [`Layout::is_position`].
     #[inline]
     pub(crate) fn decode(&self, slice: usize, entry: usize, sq: &mut Squares) {
+        if self.merged {
+            let (wk, bk) = king_pairs().squares(entry / self.inner);
+            sq[0] = wk;
+            sq[1] = bk;
+            let mut rest = entry % self.inner;
+            for g in &self.groups {
+                let digit = rest / g.stride;
+                rest -= digit * g.stride;
+                if g.len == 1 {
+                    sq[g.first] = digit as u8;
+                } else {
+                    sq[g.first..g.first + g.len].copy_from_slice(&sets_of(g.len)[digit][..g.len]);
+                }
+            }
+            return;
+        }
         let low = 6 * (self.movers - 2);
         let top = entry >> low;
         if self.has_pawns() {
@@ -277,11 +421,115 @@ impl Layout {
     /// or the kings' squares).
     #[inline]
     fn entry_of(&self, top: usize, sq: &Squares) -> usize {
+        if self.merged {
+            return top * self.inner + self.low_of(sq);
+        }
         let mut e = top;
         for s in &sq[2..self.movers] {
             e = (e << 6) | *s as usize;
         }
         e
+    }
+
+    /// With `merged`: the digit of group `g` in a placement whose like
+    /// pieces stand in any order.
+    #[inline]
+    fn digit(&self, g: &Group, sq: &Squares) -> usize {
+        match g.len {
+            1 => sq[g.first] as usize,
+            2 => {
+                let (a, b) = (sq[g.first], sq[g.first + 1]);
+                set_index(&[a.min(b), a.max(b)])
+            }
+            len => {
+                let mut set = [0u8; MAX_GROUP];
+                set[..len].copy_from_slice(&sq[g.first..g.first + len]);
+                set[..len].sort_unstable();
+                set_index(&set[..len])
+            }
+        }
+    }
+
+    /// With `merged`: the entry's part below the king pair.
+    #[inline]
+    fn low_of(&self, sq: &Squares) -> usize {
+        self.groups
+            .iter()
+            .map(|g| self.digit(g, sq) * g.stride)
+            .sum()
+    }
+
+    /// How many placements with like pieces told apart one entry stands
+    /// for: the product of the factorials of the groups' sizes (1 unless
+    /// `merged`).
+    pub(crate) fn like_factorial(&self) -> u64 {
+        self.groups
+            .iter()
+            .map(|g| (1..=g.len as u64).product::<u64>())
+            .product()
+    }
+
+    /// The size of the stabiliser of a placement without pawns (like
+    /// pieces as sets) among the board's symmetries: 2 when the reflection
+    /// in a long diagonal keeps the kings where they are and each group of
+    /// like pieces on its own squares (two knights may swap: b1 and a2),
+    /// else 1.
+    #[inline]
+    pub(crate) fn stabiliser(&self, sq: &Squares) -> u16 {
+        let n = self.slots();
+        if !self.merged {
+            let pointwise = sq[..n].iter().all(|&s| on_diagonal(s))
+                || sq[..n]
+                    .iter()
+                    .all(|&s| geometry::file(s) + geometry::rank(s) == 7);
+            return if pointwise { 2 } else { 1 };
+        }
+        for g in [DIAGONAL, ANTI_DIAGONAL] {
+            if sym(g, sq[0]) != sq[0] || sym(g, sq[1]) != sq[1] {
+                continue;
+            }
+            let mut image = *sq;
+            for x in &mut image[2..n] {
+                *x = sym(g, *x);
+            }
+            if self.low_of(&image) == self.low_of(sq) {
+                return 2;
+            }
+        }
+        1
+    }
+
+    /// What a canonical entry without pawns counts, as `(positions, raw
+    /// placements)` by the counting convention (like pieces told apart, one
+    /// position per orbit under the 8 symmetries): its `f =`
+    /// [`Layout::like_factorial`] labellings fall into `f * Sp / Ss` orbits
+    /// and `8 f / Ss` placements, `Sp` the stabiliser of a labelling (2 when
+    /// every piece is on the diagonal) and `Ss` that of the entry's sets.
+    /// Without merging that is `(1, 8)`, or `(1, 4)` on the diagonal.
+    #[inline]
+    pub(crate) fn orbit_counts(&self, sq: &Squares) -> (u64, u64) {
+        let f = self.like_factorial();
+        let pointwise = if self.on_the_diagonal(sq) { 2 } else { 1 };
+        let set = u64::from(self.stabiliser(sq));
+        (f * pointwise / set, 8 * f / set)
+    }
+
+    /// Every labelling of a placement's like pieces (the placements with
+    /// like pieces told apart that an entry stands for), `sq` first.
+    pub(crate) fn labellings(&self, sq: &Squares) -> Vec<Squares> {
+        let mut all = vec![*sq];
+        for g in self.groups.iter().filter(|g| g.len > 1) {
+            let mut next = Vec::with_capacity(all.len() * 24);
+            for p in &all {
+                permutations(&p[g.first..g.first + g.len], &mut |perm| {
+                    let mut q = *p;
+                    q[g.first..g.first + g.len].copy_from_slice(perm);
+                    next.push(q);
+                });
+            }
+            all = next;
+        }
+        all
     }
 
     /// Whether an entry is a position that the index uses: no two pieces on
@@ -303,6 +551,16 @@ impl Layout {
         }
         // Both kings on the diagonal: the placement must not be beaten by its
         // mirror image in the diagonal.
+        if self.merged {
+            if on_diagonal(sq[0]) && on_diagonal(sq[1]) {
+                let mut image = *sq;
+                for x in &mut image[2..n] {
+                    *x = sym(DIAGONAL, *x);
+                }
+                return self.low_of(sq) <= self.low_of(&image);
+            }
+            return true;
+        }
         if on_diagonal(sq[0]) && on_diagonal(sq[1]) {
             for &s in &sq[2..n] {
                 let m = sym(DIAGONAL, s);
@@ -339,6 +597,19 @@ impl Layout {
         slot: usize,
     ) -> Option<usize> {
         let pawnless = !self.has_pawns();
+        if self.merged {
+            if slot >= 2 && !(on_diagonal(sq[0]) && on_diagonal(sq[1])) {
+                let g = &self.groups[self.group_of[slot] as usize];
+                return Some(e - self.digit(g, sq) * g.stride + self.digit(g, moved) * g.stride);
+            }
+            let pair = (slot < 2 && !(on_diagonal(moved[0]) && on_diagonal(moved[1])))
+                .then(|| king_pairs().index(moved[0], moved[1]))
+                .flatten();
+            return match pair {
+                Some(kk) => Some(kk * self.inner + e % self.inner),
+                None => self.locate(moved).map(|(_, entry)| entry),
+            };
+        }
         if pawnless && (slot < 2 || (on_diagonal(sq[0]) && on_diagonal(sq[1]))) {
             let low_bits = 6 * (self.movers - 2);
             let pair = (slot < 2 && !(on_diagonal(moved[0]) && on_diagonal(moved[1])))
@@ -391,6 +662,18 @@ impl Layout {
         if on_diagonal(wk) {
             if above_diagonal(bk) {
                 g = geometry::compose(DIAGONAL, g);
+            } else if on_diagonal(bk) && self.merged {
+                // Both kings on the diagonal: the smaller of the placement
+                // and its diagonal image, by their sets of like pieces.
+                let d = geometry::compose(DIAGONAL, g);
+                let (mut a, mut b) = (s, s);
+                for i in 2..n {
+                    a[i] = sym(g, s[i]);
+                    b[i] = sym(d, s[i]);
+                }
+                if self.low_of(&b) < self.low_of(&a) {
+                    g = d;
+                }
             } else if on_diagonal(bk) {
                 // Both kings on the diagonal: the smaller of the placement
                 // and its diagonal image.
@@ -429,12 +712,89 @@ impl Layout {
     }
 }
 
+/// Calls `visit` with every order of `items` (at most [`MAX_GROUP`]).
+fn permutations(items: &[u8], visit: &mut dyn FnMut(&[u8])) {
+    fn rec(cur: &mut [u8; MAX_GROUP], len: usize, k: usize, visit: &mut dyn FnMut(&[u8])) {
+        if k == len {
+            visit(&cur[..len]);
+            return;
+        }
+        for i in k..len {
+            cur.swap(k, i);
+            rec(cur, len, k + 1, visit);
+            cur.swap(k, i);
+        }
+    }
+    let mut cur = [0u8; MAX_GROUP];
+    cur[..items.len()].copy_from_slice(items);
+    rec(&mut cur, items.len(), 0, visit);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn layout(m: &str) -> Layout {
         Layout::new(&m.parse().unwrap())
+    }
+
+    /// Sets of like pieces: each set's rank is its place among all sets,
+    /// and the entry counts are the binomials of the index.
+    #[test]
+    fn sets_of_like_pieces_round_trip() {
+        for k in 2..=MAX_GROUP {
+            let sets = sets_of(k);
+            assert_eq!(sets.len(), binomial(64, k));
+            for (i, set) in sets.iter().enumerate() {
+                assert!(set[..k].windows(2).all(|w| w[0] < w[1]), "{set:?}");
+                assert_eq!(set_index(&set[..k]), i);
+            }
+        }
+        assert_eq!(layout("KNNvKNN").total_entries(), 462 * 2016 * 2016);
+        assert_eq!(layout("KRNvKNN").total_entries(), 462 * 64 * 64 * 2016);
+        assert_eq!(layout("KNNNvK").total_entries(), 462 * 41664);
+        // With pawns, like pieces stay told apart.
+        assert_eq!(layout("KNNvKP").entries, 1 << 24);
+        assert_eq!(layout("KNNvKP").like_factorial(), 1);
+        assert_eq!(layout("KNNvKNN").like_factorial(), 4);
+    }
+
+    /// Every orbit of placements (like pieces told apart) under the 8
+    /// symmetries is counted once, and every placement once in the raw
+    /// count: by brute force over all placements of four pieces, against
+    /// the entries' [`Layout::orbit_counts`]. KNN v K and KBB v K have the
+    /// two like pieces; KBN v K has none (the unmerged index).
+    #[test]
+    fn merged_entries_count_every_orbit_once() {
+        for m in ["KNNvK", "KBBvK", "KBNvK"] {
+            let l = layout(m);
+            // Brute force: placements of kings apart and four distinct
+            // squares; an orbit is counted at its smallest member.
+            let (mut orbits, mut raw) = (0u64, 0u64);
+            for p in 0..64u32.pow(4) {
+                let sq: Vec<u8> = (0..4).map(|i| ((p >> (6 * (3 - i))) & 63) as u8).collect();
+                if geometry::kings_touch(sq[0], sq[1])
+                    || (0..4).any(|i| (0..i).any(|j| sq[i] == sq[j]))
+                {
+                    continue;
+                }
+                raw += 1;
+                let smallest = (1..geometry::SYMMETRIES)
+                    .all(|g| sq.iter().map(|&s| sym(g, s)).collect::<Vec<u8>>() >= sq);
+                orbits += u64::from(smallest);
+            }
+            let (mut by_entries, mut raw_by_entries) = (0u64, 0u64);
+            let mut sq = [0u8; MAX_PIECES];
+            for e in 0..l.entries {
+                l.decode(0, e, &mut sq);
+                if l.is_position(&sq) {
+                    let (o, r) = l.orbit_counts(&sq);
+                    by_entries += o;
+                    raw_by_entries += r;
+                }
+            }
+            assert_eq!((by_entries, raw_by_entries), (orbits, raw), "{m}");
+        }
     }
 
     #[test]
@@ -460,7 +820,10 @@ mod tests {
 
     #[test]
     fn locate_inverts_decode() {
-        for m in ["KRBvKR", "KNNvKP", "KPvKP", "KQvK", "KBBvKN"] {
+        for m in [
+            "KRBvKR", "KNNvKP", "KPvKP", "KQvK", "KBBvKN", "KNNvK", "KNNvKNN", "KRNvKNN", "KNNNvK",
+            "KBBBBvK",
+        ] {
             let l = layout(m);
             let mut sq = [0u8; MAX_PIECES];
             let step = l.total_entries() / 20_011 + 1;
@@ -488,6 +851,14 @@ mod tests {
                     }
                     assert_eq!(l.locate(&img), Some((slice, entry)), "{m} {sq:?} g={g}");
                 }
+                // Like pieces in any order locate to the same entry.
+                for labelled in l.labellings(&sq) {
+                    assert_eq!(
+                        l.locate(&labelled),
+                        Some((slice, entry)),
+                        "{m} {labelled:?}"
+                    );
+                }
                 checked += 1;
             }
             assert!(checked > 1000, "{m}: {checked}");
@@ -501,7 +872,9 @@ mod tests {
     #[test]
     fn entry_after_move_agrees_with_locate() {
         use shakmaty::Color;
-        for m in ["KRBvKR", "KNNvKP", "KPvKP", "KQvK", "KBBvKN", "KQPvKQ"] {
+        for m in [
+            "KRBvKR", "KNNvKP", "KPvKP", "KQvK", "KBBvKN", "KQPvKQ", "KNNvKNN", "KRNvKNN", "KNNNvK",
+        ] {
             let l = layout(m);
             let mut sq = [0u8; MAX_PIECES];
             let mut back = [0u8; MAX_PIECES];

@@ -72,7 +72,7 @@ use crate::{
 };
 
 /// Most pieces the solver takes, kings included.
-pub const MAX_SOLVE_PIECES: usize = 5;
+pub const MAX_SOLVE_PIECES: usize = 6;
 
 /// The materials to solve before and including `material`, normalised, in
 /// an order where each comes after every material its captures and
@@ -753,6 +753,9 @@ impl Run<'_> {
         );
         let own = match only {
             Some(o) => Table::partial(layout.clone(), self.rule, keeps, o),
+            // Nothing reads it (no pawn pushes, nothing above), and at six
+            // pieces it would be gigabytes.
+            None if !keep => Table::unused(layout.clone(), self.rule, keeps),
             None => Table::new(layout.clone(), self.rule, keeps),
         };
         // A table of some slices is not the material's: the cache keeps

@@ -16,8 +16,9 @@
 //! compare-and-swap that only a level's own rule can make.
 //!
 //! Without pawns a position stands for its whole orbit under the board's
-//! symmetries. A position that is its own mirror image (every piece on the
-//! a1-h8 diagonal) stands for half as many placements, and the counters are
+//! symmetries. A position that is its own mirror image (in a long diagonal,
+//! like pieces as sets: [`Layout::stabiliser`]) stands for half as many
+//! placements, and the counters are
 //! weighted so that they still reach zero exactly when every quiet move has
 //! been found lost: each move counts 2, and a retraction from a position
 //! with stabiliser `Sq` into one with stabiliser `Sp` counts `2 Sp / Sq`
@@ -31,7 +32,6 @@ use shakmaty::Color;
 
 use super::{
     board::{Board, Zeroing},
-    geometry::{self, on_diagonal},
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
     value::{self, Outcome, Waiting, MAX_DEPTH, MAX_LEVEL, NONE},
@@ -74,9 +74,8 @@ pub(crate) fn quiet_predecessors<T>(
     preds: &mut [(usize, u16); MAX_PREDECESSORS],
 ) -> usize {
     let board = Board::new(layout, sq);
-    let n = layout.slots();
     let pawnless = !layout.has_pawns();
-    let stab_q = if pawnless { stabiliser(&sq[..n]) } else { 1 };
+    let stab_q = if pawnless { layout.stabiliser(sq) } else { 1 };
     let mut count = 0;
     board.retractions(mover, |slot, from| {
         let mut p = *sq;
@@ -88,7 +87,7 @@ pub(crate) fn quiet_predecessors<T>(
         preds[count] = (
             pe,
             if pawnless {
-                weight * stabiliser(&p[..n]) / stab_q
+                weight * layout.stabiliser(&p) / stab_q
             } else {
                 weight
             },
@@ -211,22 +210,6 @@ struct Solver<'a> {
     pending: Levels,
     /// What one quiet move counts in a counter.
     weight: u16,
-}
-
-/// The size of a placement's stabiliser among the board's symmetries: 2
-/// when every piece stands on one diagonal (the reflection in it keeps the
-/// placement), else 1.
-#[inline]
-pub(crate) fn stabiliser(sq: &[u8]) -> u16 {
-    if sq.iter().all(|&s| on_diagonal(s))
-        || sq
-            .iter()
-            .all(|&s| geometry::file(s) + geometry::rank(s) == 7)
-    {
-        2
-    } else {
-        1
-    }
 }
 
 impl Solver<'_> {

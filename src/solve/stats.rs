@@ -104,6 +104,26 @@ impl Counting {
         keep(&board)
     }
 
+    /// How many of the labellings of an entry without pawns (its placements
+    /// with like pieces told apart, [`Layout::like_factorial`] of them) are
+    /// counted. The filter reads the board, the same for all; a shard
+    /// holds each labelling's orbit by its own work item.
+    fn counted_labellings(&self, layout: &Layout, sq: &Squares) -> u64 {
+        let f = layout.like_factorial();
+        if f == 1 || self.shard.is_none() {
+            return if self.counted(&self.user_squares(layout, sq)) {
+                f
+            } else {
+                0
+            };
+        }
+        layout
+            .labellings(sq)
+            .iter()
+            .filter(|l| self.counted(&self.user_squares(layout, l)))
+            .count() as u64
+    }
+
     /// The written material's squares of a placement (colours swapped if
     /// need be), in its piece order.
     fn user_squares(&self, layout: &Layout, sq: &Squares) -> Squares {
@@ -206,16 +226,23 @@ impl Counting {
                         continue;
                     }
                     layout.decode(slice, e, &mut sq);
-                    let u = self.user_squares(layout, &sq);
-                    if !self.counted(&u) {
-                        continue;
-                    }
-                    let raw = if layout.has_pawns() {
-                        2 * weight
-                    } else if layout.on_the_diagonal(&sq) {
-                        4
+                    let (weight, raw) = if layout.has_pawns() {
+                        let u = self.user_squares(layout, &sq);
+                        if !self.counted(&u) {
+                            continue;
+                        }
+                        (weight, 2 * weight)
                     } else {
-                        8
+                        // The labellings counted, of the entry's `f`: all
+                        // or none, unless a shard splits them (each
+                        // labelling's orbit has its own work item).
+                        let counted = self.counted_labellings(layout, &sq);
+                        if counted == 0 {
+                            continue;
+                        }
+                        let (orbits, raw) = layout.orbit_counts(&sq);
+                        let f = layout.like_factorial();
+                        (orbits * counted / f, raw * counted / f)
                     };
                     for (s, side_values) in values.iter().enumerate() {
                         let v = side_values[e];
@@ -260,11 +287,14 @@ impl Counting {
                             continue;
                         }
                         layout.decode(slice, e, &mut sq);
-                        let u = self.user_squares(layout, &sq);
-                        if !self.counted(&u) {
-                            continue;
+                        // Each labelling's orbit has its own smallest
+                        // placement, and so its own FEN to offer.
+                        for labelled in layout.labellings(&sq) {
+                            let u = self.user_squares(layout, &labelled);
+                            if self.counted(&u) {
+                                part.longest.offer(wdl, mag, || self.fen(&u, user_stm));
+                            }
                         }
-                        part.longest.offer(wdl, mag, || self.fen(&u, user_stm));
                     }
                     part.longest
                 })

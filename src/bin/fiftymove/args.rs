@@ -185,7 +185,7 @@ pub enum Command {
     /// The materials that captures and promotions reach are solved first
     /// (or read from the cache).
     Solve {
-        /// Materials, e.g. KRBvKR (White is the first side; at most 5 pieces).
+        /// Materials, e.g. KRBvKR (White is the first side; at most 6 pieces).
         #[arg(required = true)]
         materials: Vec<String>,
         /// The move-limit rule in moves (a phase may last twice as many

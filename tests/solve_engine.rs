@@ -240,6 +240,28 @@ fn cache_is_reused_and_damage_is_never_trusted() {
     }
 }
 
+/// A solve killed while writing leaves its temporary file (no `Drop` runs);
+/// the next solve that writes the cache removes it. A temporary file of a
+/// live process stays.
+#[test]
+fn stale_temporary_files_are_removed_at_the_next_start() {
+    let cache = tempfile::tempdir().unwrap();
+    let v = fiftymove::solve::SOLVER_VERSION;
+    // Process ids stop well below u32::MAX (Linux: at most 2^22).
+    let stale = cache
+        .path()
+        .join(format!(".KQvKR.rule-50.dtz.v{v}.fms.4294967295.0.tmp"));
+    let live = cache.path().join(format!(
+        ".KQvKR.rule-50.dtz.v{v}.fms.{}.0.tmp",
+        std::process::id()
+    ));
+    std::fs::write(&stale, b"half a solve").unwrap();
+    std::fs::write(&live, b"being written").unwrap();
+    solve(cache.path(), &["KRvK"]);
+    assert!(!stale.exists(), "the dead process's file is removed");
+    assert!(live.exists(), "a live process's file is left");
+}
+
 /// `--no-cache` writes nothing.
 #[test]
 fn no_cache_writes_nothing() {

@@ -110,6 +110,35 @@ impl Cache {
         ))
     }
 
+    /// Removes the temporary files of writers whose process is gone: a
+    /// solve killed (SIGKILL, or Ctrl-C without a handler) runs no `Drop`,
+    /// so its `.tmp` file would stay in the cache for ever. A temporary
+    /// file names its process (`.<file>.<pid>.<n>.tmp`); one whose process
+    /// is alive, or whose liveness cannot be told (no `/proc`), is left.
+    fn remove_stale_temporaries(&self) {
+        let proc_dir = Path::new("/proc");
+        if !proc_dir.join("self").exists() {
+            return;
+        }
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let Some(stem) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+                continue;
+            };
+            let mut fields = stem.rsplit('.');
+            let (Some(_n), Some(pid)) = (fields.next(), fields.next()) else {
+                continue;
+            };
+            if pid.parse::<u32>().is_ok() && !proc_dir.join(pid).exists() {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+
     /// A writer for the solve of `layout`'s material.
     pub(crate) fn writer(
         &self,
@@ -118,6 +147,7 @@ impl Cache {
         metric: Metric,
     ) -> io::Result<CacheWriter> {
         fs::create_dir_all(&self.dir)?;
+        self.remove_stale_temporaries();
         let path = self.path(&layout.material.table_name(), rule, metric);
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let tmp = self.dir.join(format!(

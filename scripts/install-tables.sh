@@ -4,12 +4,28 @@
 # examples and tests need, and check every file against the official checksums.
 #
 # Usage:
-#   scripts/install-tables.sh [OPTIONS] [TABLE...]
+#   scripts/install-tables.sh [OPTIONS] [MATERIAL...]
 #
-#   Without TABLE arguments, installs every table listed in data/tables.txt
+#   Without MATERIAL arguments, installs every table listed in data/tables.txt
 #   (one name per line, e.g. KRBvKR; '#' starts a comment). Each name stands for
-#   two files: NAME.rtbw (WDL) and NAME.rtbz (DTZ). TABLE arguments replace the
-#   list, e.g. `scripts/install-tables.sh KQvKR KRvK`.
+#   two files: NAME.rtbw (WDL) and NAME.rtbz (DTZ). MATERIAL arguments replace
+#   the list, e.g. `scripts/install-tables.sh KRNvKNN`.
+#
+#   Each material is installed with its whole closure: every table that
+#   captures and promotions (capturing promotions included) can reach from
+#   it, down to the 3-piece tables (Syzygy has no 2-piece files). KRNvKNN,
+#   say, brings 10 tables: KRNvKNN, KRNvKN, KNNvKN, KNNvKR, KRNvK, KNNvK,
+#   KRvKN, KNvKN, KRvK and KNvK. This is
+#   the same closure as `fiftymove tables MATERIAL` lists (computed here in
+#   bash, so that the script needs no build). The closure applies to the
+#   names of the list too (data/tables.txt is closed already).
+#
+#   Before anything is installed, the script prints how many files are not
+#   yet correctly installed and their total official size (from
+#   data/syzygy-bytes.tsv), and checks that they fit in the free space of the
+#   destination's filesystem (df). If they do not, it stops at once with
+#   exit status 4. Symlinks (--from without --copy) take no space, so then
+#   the size is printed but not checked.
 #
 # Options:
 #   --from DIR    take the files from the local directory DIR instead of
@@ -19,8 +35,13 @@
 #   --dest DIR    install into DIR (default: data/syzygy in the repository;
 #                 DIR is created if needed)
 #   --list FILE   read table names from FILE instead of data/tables.txt
-#   -q, --quiet   no progress messages (errors, warnings and the summary are
-#                 still printed)
+#   --no-closure  install only the tables named, not their closures
+#   --dry-run     install nothing: print the tables that would be installed
+#                 (closures included, one name a line, on stdout) and the
+#                 size line, check the disk space (exit status 4 if the
+#                 files would not fit), and stop
+#   -q, --quiet   no progress messages, the size line included (errors,
+#                 warnings and the summary are still printed)
 #   -h, --help    show this help and exit
 #
 # Downloads are tried from these mirrors, in order:
@@ -45,20 +66,26 @@
 #                         default mirrors. Each must have the lichess layout
 #                         (BASE/3-4-5/NAME.EXT, BASE/6-wdl/..., BASE/6-dtz/...).
 #   FIFTYMOVE_DOWNLOADER  "curl" or "wget" to force a download tool.
+#   FIFTYMOVE_FREE_BYTES  test hook: use this many bytes as the destination's
+#                         free space instead of asking df (so that the tests
+#                         can check the refusal without filling a disk).
 #
 # All messages except --help go to stderr. The last line is a summary:
 #   N installed, N already present, N failed.
-# A usage error, or no reachable mirror, ends the run early with a single
-# 'error:' line instead.
+# A usage error, no reachable mirror, or too little disk space ends the run
+# early with a single 'error:' line instead.
 #
 # Exit status:
 #   0  every requested file is installed and verified
-#   1  internal or environment error (e.g. md5sum or a checksum list missing)
+#   1  internal or environment error (e.g. md5sum or a checksum list missing,
+#      df gives no reading)
 #   2  bad usage: unknown option, malformed or unknown table name, bad --list
 #      file, missing --from directory
 #   3  some tables could not be obtained: download failed or no mirror is
 #      reachable, the source file is missing or corrupt, or the destination
 #      cannot be written
+#   4  not enough free disk space in the destination for the files to install
+#      (checked before any is installed)
 #
 set -euo pipefail
 
@@ -139,6 +166,8 @@ FROM=
 COPY=0
 DEST=
 LIST=
+CLOSURE=1
+DRY_RUN=0
 NAMES=()
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -148,6 +177,8 @@ while [[ $# -gt 0 ]]; do
         ;;
     -q | --quiet) QUIET=1 ;;
     --copy) COPY=1 ;;
+    --no-closure) CLOSURE=0 ;;
+    --dry-run) DRY_RUN=1 ;;
     --from | --dest | --list)
         [[ $# -ge 2 && -n $2 ]] || usage_error "option $1 needs an argument"
         case $1 in
@@ -190,6 +221,9 @@ if [[ ${#NAMES[@]} -gt 0 && -n $LIST ]]; then
     warn "table names given on the command line; ignoring --list $LIST"
 fi
 [[ -n $LIST ]] || LIST=$REPO_ROOT/data/tables.txt
+if [[ -n ${FIFTYMOVE_FREE_BYTES:-} && ! $FIFTYMOVE_FREE_BYTES =~ ^[0-9]+$ ]]; then
+    usage_error "FIFTYMOVE_FREE_BYTES must be a number of bytes, not '$FIFTYMOVE_FREE_BYTES'"
+fi
 
 # --- official checksums and sizes --------------------------------------------
 
@@ -264,6 +298,105 @@ check_name() {
     printf '%s' "$name"
 }
 
+# --- closures ------------------------------------------------------------------
+
+# The closure of a material, as in Material::closure (src/chess/material.rs):
+# every material one capture, promotion or capturing promotion away, and so
+# on, normalised to Syzygy's names, down to 3 pieces. A side is written as
+# its pieces without the king, in the order Q R B N P.
+
+# (These functions return their results in global variables rather than
+# on stdout: a closure of the whole default list would otherwise cost
+# thousands of subshells.)
+
+# Set KEY to the sort key of a side in Syzygy's strength order: more pieces
+# first, then more of the stronger roles (counts of Q R B N P compared in
+# turn). Each count is one digit (a side has at most 6 pieces besides its
+# king), so keys of equal length compare as strings.
+side_key() {
+    local side=$1 p rest
+    KEY=${#side}
+    for p in Q R B N P; do
+        rest=${side//[^$p]/}
+        KEY+=${#rest}
+    done
+}
+
+# Set SIDE to the pieces of a side in Syzygy order (Q R B N P).
+sort_side() {
+    local side=$1 p rest
+    SIDE=
+    for p in Q R B N P; do
+        rest=${side//[^$p]/}
+        SIDE+=$rest
+    done
+}
+
+# Append to SUCC the Syzygy name of the material with sides W and B
+# (stronger side first).
+push_pair() {
+    local w b kw kb
+    sort_side "$1"
+    w=$SIDE
+    sort_side "$2"
+    b=$SIDE
+    side_key "$w"
+    kw=$KEY
+    side_key "$b"
+    kb=$KEY
+    if [[ $kw < $kb ]]; then
+        SUCC+=("K${b}vK${w}")
+    else
+        SUCC+=("K${w}vK${b}")
+    fi
+}
+
+# Set SUCC to the names one move away from material NAME (with repeats):
+# each capture of a non-king piece, each promotion of a pawn, each
+# promotion that captures a piece other than a pawn (none stands on the
+# last rank).
+successors() {
+    local name=$1 w b own mine other r promo v moved
+    w=${name%v*}
+    w=${w#K}
+    b=${name#*v}
+    b=${b#K}
+    SUCC=()
+    for own in w b; do
+        if [[ $own == w ]]; then
+            mine=$w other=$b
+        else
+            mine=$b other=$w
+        fi
+        for r in Q R B N P; do
+            [[ $mine == *$r* ]] || continue
+            # Capture of this piece.
+            pair "$own" "${mine/$r/}" "$other"
+            [[ $r == P ]] || continue
+            for promo in Q R B N; do
+                moved=${mine/P/}$promo
+                pair "$own" "$moved" "$other"
+                for v in Q R B N; do
+                    [[ $other == *$v* ]] || continue
+                    pair "$own" "$moved" "${other/$v/}"
+                done
+            done
+        done
+    done
+}
+
+# push_pair with the sides given as OWN (w or b), its pieces, the other's.
+pair() {
+    if [[ $1 == w ]]; then
+        push_pair "$2" "$3"
+    else
+        push_pair "$3" "$2"
+    fi
+}
+
+KEY=
+SIDE=
+SUCC=()
 TABLES=()
 declare -A SEEN
 add_table() {
@@ -274,10 +407,28 @@ add_table() {
     fi
 }
 
+# Add NAME and, unless --no-closure, every table of its closure. Names with
+# only the two kings (KvK) have no table and are left out.
+add_with_closure() {
+    local stack=("$1") name
+    if [[ $CLOSURE -eq 0 ]]; then
+        add_table "$1"
+        return
+    fi
+    while [[ ${#stack[@]} -gt 0 ]]; do
+        name=${stack[-1]}
+        unset 'stack[-1]'
+        [[ $name != KvK && -z ${SEEN[$name]:-} ]] || continue
+        add_table "$name"
+        successors "$name"
+        stack+=(${SUCC[@]+"${SUCC[@]}"})
+    done
+}
+
 if [[ ${#NAMES[@]} -gt 0 ]]; then
     for raw in "${NAMES[@]}"; do
         name=$(check_name "$raw") || usage_error "$name"
-        add_table "$name"
+        add_with_closure "$name"
     done
 else
     [[ -f $LIST && -r $LIST ]] || usage_error "cannot read table list '$LIST'"
@@ -294,7 +445,7 @@ else
             usage_error "$LIST:$lineno: one table name per line, got '$line'"
         fi
         name=$(check_name "$line") || usage_error "$LIST:$lineno: $name"
-        add_table "$name"
+        add_with_closure "$name"
     done <"$LIST"
     [[ ${#TABLES[@]} -gt 0 ]] || usage_error "no table names in '$LIST'"
 fi
@@ -604,7 +755,9 @@ install_download() {
 
 human() {
     local n=$1
-    if [[ $n -ge 1048576 ]]; then
+    if [[ $n -ge 1073741824 ]]; then
+        printf '%d.%d GiB' $((n / 1073741824)) $((n % 1073741824 * 10 / 1073741824))
+    elif [[ $n -ge 1048576 ]]; then
         printf '%d.%d MiB' $((n / 1048576)) $((n % 1048576 * 10 / 1048576))
     elif [[ $n -ge 1024 ]]; then
         printf '%d KiB' $((n / 1024))
@@ -615,15 +768,80 @@ human() {
 
 # --- main ----------------------------------------------------------------------
 
-if ! mkdir -p -- "$DEST" 2>/dev/null || [[ ! -d $DEST || ! -w $DEST ]]; then
-    die 3 "cannot create or write to the destination directory '$DEST'"
-fi
-
 n_files=$((2 * ${#TABLES[@]}))
 if [[ -n $FROM ]]; then
     say "checking ${#TABLES[@]} tables ($n_files files) in $DEST, source $FROM"
 else
     say "checking ${#TABLES[@]} tables ($n_files files) in $DEST"
+fi
+
+# What is already there, checked once (md5 included) before anything is
+# installed: the size line and the disk check count only what is missing or
+# wrong, and the install loop below reuses the verdicts.
+declare -A PRESENT_OK # file -> 1 if installed and correct
+declare -A REASON     # file -> what is wrong with the installed copy
+todo_files=0
+todo_bytes=0
+for name in "${TABLES[@]}"; do
+    for ext in rtbw rtbz; do
+        file=$name.$ext
+        final=$DEST/$file
+        if [[ -e $final || -L $final ]]; then
+            if reason=$(check_file "$final" "$file"); then
+                PRESENT_OK[$file]=1
+                continue
+            fi
+            REASON[$file]=$reason
+        fi
+        todo_files=$((todo_files + 1))
+        todo_bytes=$((todo_bytes + SIZE[$file]))
+    done
+done
+
+# Free bytes on the filesystem that holds DEST (or its nearest existing
+# parent, since DEST is only created once the files are known to fit).
+free_bytes() {
+    local dir=$1 out avail
+    if [[ -n ${FIFTYMOVE_FREE_BYTES:-} ]]; then
+        printf '%s' "$FIFTYMOVE_FREE_BYTES"
+        return 0
+    fi
+    while [[ ! -e $dir ]]; do
+        dir=$(dirname -- "$dir")
+    done
+    # POSIX output: one header line, then "fs blocks used available ...",
+    # in 1024-byte blocks.
+    out=$(df -Pk -- "$dir" 2>/dev/null | awk 'NR == 2 { print $4 }') || true
+    [[ $out =~ ^[0-9]+$ ]] || return 1
+    avail=$out
+    printf '%s' $((avail * 1024))
+}
+
+if [[ $DRY_RUN -eq 1 ]]; then
+    # The list first, so that it is there even when the disk check refuses.
+    printf '%s\n' "${TABLES[@]}"
+fi
+if [[ $todo_files -eq 0 ]]; then
+    say "all $n_files files already installed and correct"
+elif [[ -n $FROM && $COPY -eq 0 ]]; then
+    say "to install: $todo_files of $n_files files, $(human "$todo_bytes") ($todo_bytes bytes, official sizes), as symlinks (no disk space needed)"
+else
+    if ! free=$(free_bytes "$DEST"); then
+        die 1 "cannot read the free disk space of '$DEST' with df"
+    fi
+    if [[ -n $FROM ]]; then what="to copy"; else what="to download"; fi
+    say "$what: $todo_files of $n_files files, $(human "$todo_bytes") ($todo_bytes bytes, official sizes); free in $DEST: $(human "$free")"
+    if [[ $todo_bytes -gt $free ]]; then
+        die 4 "not enough disk space: the $todo_files files $what take $(human "$todo_bytes") ($todo_bytes bytes), but only $(human "$free") ($free bytes) is free for '$DEST'; free some space or choose another --dest"
+    fi
+fi
+
+if [[ $DRY_RUN -eq 1 ]]; then
+    exit 0
+fi
+
+if ! mkdir -p -- "$DEST" 2>/dev/null || [[ ! -d $DEST || ! -w $DEST ]]; then
+    die 3 "cannot create or write to the destination directory '$DEST'"
 fi
 
 n_installed=0
@@ -633,17 +851,17 @@ for name in "${TABLES[@]}"; do
     for ext in rtbw rtbz; do
         file=$name.$ext
         final=$DEST/$file
-        if [[ -e $final || -L $final ]]; then
-            if reason=$(check_file "$final" "$file"); then
-                n_present=$((n_present + 1))
-                continue
-            fi
+        if [[ -n ${PRESENT_OK[$file]:-} ]]; then
+            n_present=$((n_present + 1))
+            continue
+        fi
+        if [[ -n ${REASON[$file]:-} ]]; then
             if [[ -d $final ]]; then
                 err "$final: is a directory; remove it and run again"
                 n_failed=$((n_failed + 1))
                 continue
             fi
-            warn "$final: $reason; replacing it"
+            warn "$final: ${REASON[$file]}; replacing it"
         fi
         if [[ -n $FROM ]]; then
             if install_from_dir "$file"; then ok=1; else ok=0; fi

@@ -204,9 +204,19 @@ impl Error {
                 if files.len() > shown.len() {
                     write!(f, " ... (+{} more)", files.len() - shown.len())?;
                 }
+                // The tables by name: the installer brings each with its
+                // closure, which the material's closure contains.
+                let mut tables: Vec<&str> = Vec::new();
+                for file in files {
+                    let table = file.split('.').next().unwrap_or(file);
+                    if !tables.contains(&table) {
+                        tables.push(table);
+                    }
+                }
                 write!(
                     f,
-                    "; install them with scripts/install-tables.sh or point --tables at them"
+                    "; install them with scripts/install-tables.sh {} or point --tables at them",
+                    tables.join(" ")
                 )
             }
             Error::Table { what, detail } => write!(f, "table {what}: {detail}"),

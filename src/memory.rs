@@ -21,7 +21,7 @@ pub enum MemoryLimit {
 
 impl MemoryLimit {
     /// The limit in bytes, if there is one.
-    pub(crate) fn bytes(self) -> Option<u64> {
+    pub fn bytes(self) -> Option<u64> {
         match self {
             MemoryLimit::Available => available(),
             MemoryLimit::Bytes(n) => Some(n),

@@ -9,6 +9,14 @@
 //! Downloads are tested against a tiny HTTP server that runs inside the test
 //! (see `serve`), and against a closed port on loopback for the
 //! "no network" case. No test uses the real internet.
+//!
+//! A name installs its closure: KQvKR brings KQvK and KRvK with it. The
+//! closures the script computes (in bash) are checked against those of the
+//! real `fiftymove` binary, and the size line against data/syzygy-bytes.tsv
+//! as read by the test. The refusal for lack of disk space is tested through
+//! the script's documented test hook FIFTYMOVE_FREE_BYTES, which stands in
+//! for df's reading (filling a real disk, or mounting a tiny tmpfs, would
+//! need root).
 #![cfg(unix)]
 
 use std::collections::HashMap;
@@ -52,6 +60,7 @@ fn run_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
         .args(args)
         .env_remove("FIFTYMOVE_MIRRORS")
         .env_remove("FIFTYMOVE_DOWNLOADER")
+        .env_remove("FIFTYMOVE_FREE_BYTES")
         .current_dir(repo_root());
     for (k, v) in env {
         cmd.env(k, v);
@@ -122,6 +131,10 @@ fn entries(dir: &Path) -> Vec<String> {
     names
 }
 
+/// What `KQvKR KRvK` installs: KQvKR's closure (a capture of the rook
+/// leaves KQvK, of the queen KRvK), which includes KRvK.
+const KQVKR_CLOSURE: &[&str] = &["KQvK", "KQvKR", "KRvK"];
+
 fn files_of(tables: &[&str]) -> Vec<String> {
     let mut files: Vec<String> = tables
         .iter()
@@ -166,8 +179,8 @@ fn installs_from_local_dir_as_symlinks_with_official_md5() {
     let dest = tmp.path().join("syzygy"); // does not exist yet: must be created
     let out = run(&["--from", s(&shared), "--dest", s(&dest), "KQvKR", "KRvK"]);
     assert_eq!(code(&out), 0, "{}", describe(&out));
-    assert_installed(&dest, &["KQvKR", "KRvK"]);
-    for file in files_of(&["KQvKR", "KRvK"]) {
+    assert_installed(&dest, KQVKR_CLOSURE);
+    for file in files_of(KQVKR_CLOSURE) {
         let path = dest.join(&file);
         assert!(
             fs::symlink_metadata(&path)
@@ -181,7 +194,7 @@ fn installs_from_local_dir_as_symlinks_with_official_md5() {
             shared.canonicalize().unwrap().join(&file)
         );
     }
-    assert!(stderr(&out).contains("4 installed"), "{}", describe(&out));
+    assert!(stderr(&out).contains("6 installed"), "{}", describe(&out));
 }
 
 #[test]
@@ -199,8 +212,8 @@ fn copy_mode_installs_regular_files() {
         "KRvK",
     ]);
     assert_eq!(code(&out), 0, "{}", describe(&out));
-    assert_installed(dest, &["KQvKR", "KRvK"]);
-    for file in files_of(&["KQvKR", "KRvK"]) {
+    assert_installed(dest, KQVKR_CLOSURE);
+    for file in files_of(KQVKR_CLOSURE) {
         let meta = fs::symlink_metadata(dest.join(&file)).unwrap();
         assert!(
             meta.file_type().is_file(),
@@ -248,9 +261,9 @@ fn second_run_changes_nothing() {
         );
         let err = stderr(&second);
         assert!(err.contains("0 installed"), "{}", describe(&second));
-        assert!(err.contains("4 already present"), "{}", describe(&second));
+        assert!(err.contains("6 already present"), "{}", describe(&second));
         assert!(err.contains("nothing to do"), "{}", describe(&second));
-        assert_installed(dest, &["KQvKR", "KRvK"]);
+        assert_installed(dest, KQVKR_CLOSURE);
     }
 }
 
@@ -276,7 +289,8 @@ fn corrupt_source_is_rejected() {
         let dest = tmp
             .path()
             .join(if copy { "dest-copy" } else { "dest-link" });
-        let mut args = vec!["--from", s(&src), "--dest", s(&dest)];
+        // --no-closure: the source holds these two tables only.
+        let mut args = vec!["--from", s(&src), "--dest", s(&dest), "--no-closure"];
         if copy {
             args.push("--copy");
         }
@@ -583,7 +597,7 @@ fn downloads_from_mirrors_verify_and_fall_back() {
         ];
         let out = run_with_env(&["--dest", s(dest), "KQvKR", "KRvK"], &env);
         assert_eq!(code(&out), 0, "{downloader}: {}", describe(&out));
-        assert_installed(dest, &["KQvKR", "KRvK"]);
+        assert_installed(dest, KQVKR_CLOSURE);
         assert!(
             stderr(&out)
                 .lines()
@@ -591,7 +605,7 @@ fn downloads_from_mirrors_verify_and_fall_back() {
             "{downloader}: the corrupt mirror copy should be reported\n{}",
             describe(&out)
         );
-        for file in files_of(&["KQvKR", "KRvK"]) {
+        for file in files_of(KQVKR_CLOSURE) {
             let meta = fs::symlink_metadata(dest.join(&file)).unwrap();
             assert!(meta.file_type().is_file());
             assert_ne!(meta.mode() & 0o444, 0, "{file} should be readable");
@@ -613,6 +627,211 @@ fn downloads_from_mirrors_verify_and_fall_back() {
             "{downloader}: {}",
             describe(&out)
         );
-        assert_installed(dest, &["KQvKR", "KRvK"]);
+        assert_installed(dest, KQVKR_CLOSURE);
     }
+}
+
+/// The official sizes in data/syzygy-bytes.tsv, read by the test itself.
+fn official_bytes() -> HashMap<String, u64> {
+    let text = fs::read_to_string(repo_root().join("data").join("syzygy-bytes.tsv")).unwrap();
+    text.lines()
+        .filter_map(|line| {
+            let (bytes, name) = line.split_once('\t')?;
+            Some((name.trim().to_string(), bytes.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// The closure of `material` as the real `fiftymove` binary computes it
+/// (`tables MATERIAL --json`), sorted.
+fn binary_closure(material: &str) -> Vec<String> {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_fiftymove"))
+        .arg("--tables")
+        .arg(tmp.path())
+        .args(["--json", "tables", material])
+        .env_remove("SYZYGY_PATH")
+        .env("FIFTYMOVE_CACHE_DIR", tmp.path())
+        .output()
+        .expect("fiftymove runs");
+    let line = String::from_utf8(out.stdout).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(line.trim())
+        .unwrap_or_else(|e| panic!("tables {material} --json: {e}: {line:?}"));
+    let mut names: Vec<String> = doc["materials"][0]["closure"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no closure in {line}"))
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The tables `--dry-run` lists for `args`, sorted.
+fn dry_run_tables(args: &[&str]) -> Vec<String> {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut all = vec!["--dry-run", "--quiet", "--dest", s(tmp.path())];
+    all.extend_from_slice(args);
+    // Some closures are larger than the test machine's disk: this is about
+    // names, so the disk check is told there is room (a petabyte).
+    let out = run_with_env(&all, &[("FIFTYMOVE_FREE_BYTES", "1000000000000000")]);
+    assert_eq!(code(&out), 0, "{args:?}: {}", describe(&out));
+    assert!(
+        entries(tmp.path()).is_empty(),
+        "--dry-run installed something"
+    );
+    let mut names: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn closures_agree_with_the_binary() {
+    // Pawnless and pawn materials, symmetric ones, promotions with and
+    // without captures, 3 to 7 pieces.
+    for material in [
+        "KQvK", "KQvKR", "KPvKP", "KRPvKR", "KQPvKQ", "KNNvKP", "KRNvKNN", "KNNvKNN", "KPPvKPP",
+        "KRPPvKRP", "KQRBvKQR", "KRPPvKPP",
+    ] {
+        assert_eq!(
+            dry_run_tables(&[material]),
+            binary_closure(material),
+            "closure of {material}"
+        );
+    }
+    // --no-closure: the name alone; a list of several: the union.
+    assert_eq!(dry_run_tables(&["--no-closure", "KRPvKR"]), ["KRPvKR"]);
+    let mut union = binary_closure("KRPvKR");
+    union.extend(binary_closure("KNNvKP"));
+    union.sort();
+    union.dedup();
+    assert_eq!(dry_run_tables(&["KRPvKR", "KNNvKP"]), union);
+}
+
+/// `KNNvKNN` (6 pieces, present in the shared tables) installs exactly its
+/// closure, and the size line gives the official size of what is missing.
+#[test]
+fn material_installs_its_closure_and_the_size_of_what_is_missing() {
+    let shared = shared_tables();
+    let bytes = official_bytes();
+    let closure = binary_closure("KNNvKNN");
+    assert_eq!(
+        closure,
+        ["KNNvK", "KNNvKN", "KNNvKNN", "KNvK", "KNvKN"],
+        "KNNvKNN loses a knight (either side's) at each capture"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let dest = tmp.path().join("syzygy");
+    // One table already there: it is neither installed again nor counted.
+    fs::create_dir(&dest).unwrap();
+    for file in ["KNvK.rtbw", "KNvK.rtbz"] {
+        fs::copy(shared.join(file), dest.join(file)).unwrap();
+    }
+    let missing: u64 = files_of(&["KNNvK", "KNNvKN", "KNNvKNN", "KNvKN"])
+        .iter()
+        .map(|f| bytes[f])
+        .sum();
+
+    // Symlinks: the size is printed, the disk is not checked (a free
+    // space of 0 does not stop it).
+    let out = run_with_env(
+        &["--from", s(&shared), "--dest", s(&dest), "KNNvKNN"],
+        &[("FIFTYMOVE_FREE_BYTES", "0")],
+    );
+    assert_eq!(code(&out), 0, "{}", describe(&out));
+    let err = stderr(&out);
+    let size_line = err
+        .lines()
+        .find(|l| l.starts_with("to install: 8 of 10 files"))
+        .unwrap_or_else(|| panic!("no size line\n{}", describe(&out)));
+    assert!(
+        size_line.contains(&format!("({missing} bytes, official sizes)")),
+        "{size_line}"
+    );
+    let closure: Vec<&str> = closure.iter().map(String::as_str).collect();
+    assert_installed(&dest, &closure);
+    assert!(err.contains("8 installed, 2 already present"), "{err}");
+
+    // Everything there now: no size to download.
+    let out = run(&["--from", s(&shared), "--dest", s(&dest), "KNNvKNN"]);
+    assert_eq!(code(&out), 0, "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("all 10 files already installed and correct"),
+        "{}",
+        describe(&out)
+    );
+}
+
+#[test]
+fn too_little_disk_space_is_refused_before_anything_is_installed() {
+    let shared = shared_tables();
+    let bytes = official_bytes();
+    let needed: u64 = files_of(KQVKR_CLOSURE).iter().map(|f| bytes[f]).sum();
+    let tmp = tempfile::tempdir().unwrap();
+    let dest = tmp.path().join("syzygy");
+    let args = ["--from", s(&shared), "--copy", "--dest", s(&dest), "KQvKR"];
+
+    // One byte short: exit 4, one error line naming both sizes, nothing
+    // created, not even the destination directory.
+    let short = (needed - 1).to_string();
+    let out = run_with_env(&args, &[("FIFTYMOVE_FREE_BYTES", &short)]);
+    assert_eq!(code(&out), 4, "{}", describe(&out));
+    let errors = error_lines(&out);
+    assert_eq!(errors.len(), 1, "{}", describe(&out));
+    assert!(
+        errors[0].contains("not enough disk space")
+            && errors[0].contains(&format!("({needed} bytes)"))
+            && errors[0].contains(&format!("({short} bytes)")),
+        "{}",
+        describe(&out)
+    );
+    assert!(!dest.exists(), "the destination was created");
+    // The same with --quiet: the error line is all there is.
+    let mut quiet = args.to_vec();
+    quiet.push("--quiet");
+    let out = run_with_env(&quiet, &[("FIFTYMOVE_FREE_BYTES", &short)]);
+    assert_eq!(code(&out), 4, "{}", describe(&out));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", describe(&out));
+
+    // Exactly enough: installed.
+    let out = run_with_env(&args, &[("FIFTYMOVE_FREE_BYTES", &needed.to_string())]);
+    assert_eq!(code(&out), 0, "{}", describe(&out));
+    assert_installed(&dest, KQVKR_CLOSURE);
+
+    // Downloads are checked the same way, before any connection.
+    let out = run_with_env(
+        &["--dest", s(&tmp.path().join("dl")), "KQvKR"],
+        &[
+            ("FIFTYMOVE_FREE_BYTES", "100"),
+            ("FIFTYMOVE_MIRRORS", "http://127.0.0.1:9/"),
+        ],
+    );
+    assert_eq!(code(&out), 4, "{}", describe(&out));
+    assert!(
+        error_lines(&out)[0].contains("to download"),
+        "{}",
+        describe(&out)
+    );
+
+    // A nonsensical hook value is a usage error.
+    let out = run_with_env(&args, &[("FIFTYMOVE_FREE_BYTES", "lots")]);
+    assert_eq!(code(&out), 2, "{}", describe(&out));
+    assert_eq!(error_lines(&out).len(), 1, "{}", describe(&out));
+
+    // Without the hook, df is asked: a few hundred KiB fit in any test
+    // machine's temporary directory.
+    let real = tmp.path().join("real");
+    let out = run(&["--from", s(&shared), "--copy", "--dest", s(&real), "KQvKR"]);
+    assert_eq!(code(&out), 0, "{}", describe(&out));
+    assert!(
+        stderr(&out)
+            .lines()
+            .any(|l| l.starts_with("to copy: 6 of 6 files") && l.contains("free in")),
+        "{}",
+        describe(&out)
+    );
 }

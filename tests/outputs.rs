@@ -14,7 +14,7 @@ use std::{
 };
 
 use fiftymove::output::write_atomically;
-use hostile_common::{expect_error, expect_ok, fiftymove_real, BAD_INPUT, OK, OTHER};
+use hostile_common::{expect_error, expect_ok, fiftymove_real, BAD_INPUT, OK, OTHER, TABLES};
 
 const KRVK: &str = "8/8/8/8/8/8/8/R3K2k w - - 0 1";
 
@@ -349,4 +349,155 @@ fn tables_gives_missing_file_sizes_and_the_download_total() {
         total += official[*f];
     }
     assert_eq!(m["missing_total_bytes"].as_u64(), Some(total));
+}
+
+/// `tables MATERIAL --json`, as a JSON value, and its exit code.
+fn tables_json(args: &[&str]) -> (serde_json::Value, Option<i32>) {
+    let (mut cmd, _cache) = fiftymove_real();
+    let out = cmd.arg("--json").args(args).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "one JSON line: {text}");
+    (
+        serde_json::from_str(text.trim()).unwrap(),
+        out.status.code(),
+    )
+}
+
+/// The last `memory_bytes` of `solve --plan MATERIAL --metric M --json`:
+/// the bound of the material itself, which the plan lists last.
+fn solve_plan_bytes(material: &str, metric: &str) -> u64 {
+    let (mut cmd, _cache) = fiftymove_real();
+    let text = expect_ok(cmd.args(["--json", "solve", "--plan", material, "--metric", metric]));
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["material"], material);
+    last["memory_bytes"].as_u64().unwrap()
+}
+
+/// `tables MATERIAL` gives what a scan and a solve would need: for a
+/// material whose tables are all there, the scan bound `scan --plan`
+/// prints (from the headers) and the solve bounds `solve --plan` prints,
+/// each against the memory limit (given here, so that the verdicts are
+/// known in advance).
+#[test]
+fn tables_gives_what_a_scan_and_a_solve_need_in_memory() {
+    let (mut cmd, _cache) = fiftymove_real();
+    let plan = expect_ok(cmd.args(["--json", "scan", "--plan", "KRPvKR"]));
+    let plan: serde_json::Value = serde_json::from_str(plan.trim()).unwrap();
+    let scan = plan["memory_bytes"].as_u64().unwrap();
+    let solve: Vec<(&str, u64)> = ["dtz", "dtm", "dtr"]
+        .into_iter()
+        .map(|m| (m, solve_plan_bytes("KRPvKR", m)))
+        .collect();
+    // A limit between the smallest and the largest bound: some fit, some not.
+    let limit: u64 = 3 << 30;
+    let (doc, code) = tables_json(&["--memory-limit", "3G", "tables", "KRPvKR"]);
+    assert_eq!(code, Some(OK));
+    let m = &doc["materials"][0]["memory"];
+    assert_eq!(m["available_bytes"].as_u64(), Some(limit));
+    assert_eq!(m["available_from"], "--memory-limit");
+    assert_eq!(m["scan_bytes"].as_u64(), Some(scan));
+    assert_eq!(m["scan_bound_from"], "table headers");
+    assert_eq!(m["scan_fits"].as_bool(), Some(scan <= limit));
+    for (metric, bytes) in &solve {
+        assert_eq!(m["solve_bytes"][metric].as_u64(), Some(*bytes), "{metric}");
+        assert_eq!(
+            m["solve_fits"][metric].as_bool(),
+            Some(*bytes <= limit),
+            "{metric}"
+        );
+    }
+    assert!(
+        solve.iter().any(|(_, b)| *b <= limit) && solve.iter().any(|(_, b)| *b > limit),
+        "3 GiB should split the solve bounds {solve:?}"
+    );
+
+    // Without a limit: what the system has available, which is at most
+    // its total memory (MemTotal, read here from /proc/meminfo).
+    let total: u64 = fs::read_to_string("/proc/meminfo")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().strip_suffix("kB")?.trim().parse::<u64>().ok())
+        .unwrap()
+        * 1024;
+    let (doc, _) = tables_json(&["tables", "KRPvKR"]);
+    let m = &doc["materials"][0]["memory"];
+    assert_eq!(m["available_from"], "MemAvailable");
+    let available = m["available_bytes"].as_u64().unwrap();
+    assert!(
+        available > 0 && available <= total,
+        "{available} of {total}"
+    );
+
+    // The text says the same, in people's units.
+    let (mut cmd, _cache) = fiftymove_real();
+    let text = expect_ok(cmd.args(["--memory-limit", "3G", "tables", "KRPvKR"]));
+    assert!(
+        text.contains("memory available: 3.2 GB (--memory-limit)"),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.contains("scan (sweep engine) needs at most")
+                && l.contains("from the table headers")),
+        "{text}"
+    );
+    assert!(
+        text.contains("does NOT fit") && text.contains("(fits)"),
+        "{text}"
+    );
+}
+
+/// For a material whose tables are missing, the scan bound comes from index
+/// arithmetic and says so; it equals `scan --plan`'s header bound for the
+/// same material once the tables are there (KNNvKNN, among the shared
+/// tables); a 6-piece material has no solve bound, with the reason.
+#[test]
+fn tables_bounds_a_scan_by_index_arithmetic_when_tables_are_missing() {
+    let (doc, code) = tables_json(&["tables", "KRNvKNN"]);
+    assert_eq!(code, Some(TABLES), "missing tables: exit 3");
+    let m = &doc["materials"][0]["memory"];
+    assert_eq!(m["scan_bound_from"], "index arithmetic");
+    assert!(m["scan_bytes"].as_u64().unwrap() > 1 << 30);
+    assert_eq!(m["solve_bytes"], serde_json::json!({}));
+    assert!(m["solve_refused"].as_str().unwrap().contains("at most 5"));
+
+    // KNNvKNN: no tables here (an empty directory), then the real ones.
+    let shared = std::env::var_os("FIFTYMOVE_SHARED_TABLES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/syzygy"));
+    assert!(
+        shared.join("KNNvKNN.rtbw").is_file(),
+        "KNNvKNN not found in {} (set FIFTYMOVE_SHARED_TABLES)",
+        shared.display()
+    );
+    let run = |dir: &Path, args: &[&str]| {
+        let cache = tempfile::tempdir().unwrap();
+        Command::new(env!("CARGO_BIN_EXE_fiftymove"))
+            .arg("--tables")
+            .arg(dir)
+            .args(args)
+            .env_remove("SYZYGY_PATH")
+            .env("FIFTYMOVE_CACHE_DIR", cache.path())
+            .output()
+            .unwrap()
+    };
+    let empty = tempfile::tempdir().unwrap();
+    let out = run(empty.path(), &["--json", "tables", "KNNvKNN"]);
+    assert_eq!(out.status.code(), Some(TABLES));
+    let doc: serde_json::Value =
+        serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    let estimate = &doc["materials"][0]["memory"];
+    assert_eq!(estimate["scan_bound_from"], "index arithmetic");
+    let out = run(&shared, &["--json", "scan", "--plan", "KNNvKNN"]);
+    assert_eq!(out.status.code(), Some(OK));
+    let plan: serde_json::Value =
+        serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    assert_eq!(estimate["scan_bytes"], plan["memory_bytes"]);
+    let text = String::from_utf8(run(empty.path(), &["tables", "KNNvKNN"]).stdout).unwrap();
+    assert!(
+        text.contains("by index arithmetic (tables missing)"),
+        "{text}"
+    );
+    assert!(text.contains("solve: not available (6 pieces"), "{text}");
 }

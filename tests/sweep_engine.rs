@@ -179,3 +179,42 @@ fn five_piece_tables_identical_to_the_probe_engine() {
     same_as_probe(&["KRBvKR"]);
     same_as_probe(&["KNNvKP"]);
 }
+
+/// The sweep's memory bound by index arithmetic (what `tables MATERIAL`
+/// shows when tables are missing) equals the bound from the table headers
+/// (what `scan` checks), byte for byte, on every table whose closure is
+/// present: the installed tables, and the 6-piece KNNvKNN among the shared
+/// ones (`FIFTYMOVE_SHARED_TABLES`, else `../shared/syzygy`).
+#[test]
+fn memory_estimate_by_index_arithmetic_equals_the_header_bound() {
+    use fiftymove::{
+        chess::material::Material,
+        scan::sweep::{sweep_memory_bound, sweep_memory_estimate},
+        tables::{complete_tables, Inventory},
+    };
+    let shared = std::env::var_os("FIFTYMOVE_SHARED_TABLES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/syzygy")
+        });
+    assert!(
+        shared.join("KNNvKNN.rtbw").is_file(),
+        "KNNvKNN not found in {} (set FIFTYMOVE_SHARED_TABLES)",
+        shared.display()
+    );
+    let mut checked = 0;
+    for dir in [common::tables_dir(), shared] {
+        let inv = Inventory::scan(std::slice::from_ref(&dir)).unwrap();
+        for name in complete_tables(&inv) {
+            let material: Material = name.parse().unwrap();
+            if !inv.missing_for(&material).is_empty() {
+                continue;
+            }
+            let headers = sweep_memory_bound(&inv, &material).unwrap();
+            assert_eq!(sweep_memory_estimate(&material), headers, "{name}");
+            checked += 1;
+        }
+    }
+    // 52 installed tables, then those and the extra 5- and 6-piece ones.
+    assert!(checked >= 100, "only {checked} tables checked");
+}

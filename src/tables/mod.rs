@@ -18,4 +18,4 @@ pub use self::inventory::{
     complete_tables, default_cache_file, md5_file, resolve_dirs, verify_file, Inventory,
     Verification, DEFAULT_DIR,
 };
-pub use self::status::{FileStatus, MaterialClosure, TablesReport};
+pub use self::status::{FileStatus, MaterialClosure, MemoryNeeds, TablesReport};

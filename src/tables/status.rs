@@ -26,6 +26,43 @@ pub struct MaterialClosure {
     pub missing_bytes: std::collections::BTreeMap<String, u64>,
     /// Their sum: what installing the closure downloads.
     pub missing_total_bytes: u64,
+    /// What a scan and a solve of the material would need in memory (filled
+    /// in by the caller, which knows the engines: this layer does not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryNeeds>,
+}
+
+/// What a scan and a solve of one material would need in memory, beside
+/// what the machine has for them.
+#[derive(Clone, Debug, Serialize)]
+pub struct MemoryNeeds {
+    /// The memory a run may take, in bytes: `--memory-limit` if given,
+    /// else what the system reports available (Linux: `MemAvailable`);
+    /// absent where the system does not say.
+    pub available_bytes: Option<u64>,
+    /// Where [`MemoryNeeds::available_bytes`] comes from: `"--memory-limit"`
+    /// or `"MemAvailable"` (absent with it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub available_from: Option<String>,
+    /// The sweep engine's bound for `scan MATERIAL`, in bytes (what `scan`
+    /// checks before it starts; `scan --plan` prints it).
+    pub scan_bytes: u64,
+    /// Where [`MemoryNeeds::scan_bytes`] comes from: `"table headers"`
+    /// (exact, as `scan` computes it) or `"index arithmetic"` (the same sum
+    /// from the material alone, when tables of the closure are missing).
+    pub scan_bound_from: String,
+    /// Whether the scan fits in [`MemoryNeeds::available_bytes`] (absent
+    /// when that is unknown).
+    pub scan_fits: Option<bool>,
+    /// The solver's bound for `solve MATERIAL --metric M`, in bytes, by
+    /// metric (`dtz`, `dtm`, `dtr`); empty when the solver does not take
+    /// the material.
+    pub solve_bytes: std::collections::BTreeMap<String, u64>,
+    /// Whether each solve fits, by metric (as [`MemoryNeeds::scan_fits`]).
+    pub solve_fits: std::collections::BTreeMap<String, bool>,
+    /// Why there is no solve bound, if there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solve_refused: Option<String>,
 }
 
 /// One file's status.
@@ -83,6 +120,7 @@ impl TablesReport {
                         missing_total_bytes: missing_bytes.values().sum(),
                         missing_bytes,
                         missing,
+                        memory: None,
                     }
                 })
                 .collect(),

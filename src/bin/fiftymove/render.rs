@@ -9,7 +9,7 @@ use fiftymove::{
     probe::line::{Line, LineEnd},
     probe::ProbeReport,
     scan::ScanStats,
-    tables::TablesReport,
+    tables::{MemoryNeeds, TablesReport},
 };
 use serde::Serialize;
 
@@ -197,12 +197,60 @@ pub fn tables_text(out: &mut impl Write, r: &TablesReport, verify: bool) -> io::
                 sized.join(" ")
             )?;
         }
+        if let Some(needs) = &m.memory {
+            memory_text(out, needs)?;
+        }
     }
     if verify || r.materials.is_empty() {
         for f in &r.files {
             writeln!(out, "{:<16} {:<10} {}", f.file, f.status, f.path)?;
         }
         writeln!(out, "{} file(s)", r.files.len())?;
+    }
+    Ok(())
+}
+
+/// The memory lines of `tables MATERIAL`: what is available, and what a
+/// scan and each solve would need, with whether it fits.
+fn memory_text(out: &mut impl Write, n: &MemoryNeeds) -> io::Result<()> {
+    let verdict = |fits: Option<bool>| match fits {
+        Some(true) => "fits",
+        Some(false) => "does NOT fit",
+        None => "available memory unknown",
+    };
+    match (n.available_bytes, &n.available_from) {
+        (Some(bytes), Some(from)) => {
+            writeln!(out, "  memory available: {} ({from})", human_bytes(bytes))?
+        }
+        _ => writeln!(out, "  memory available: unknown (the system does not say)")?,
+    }
+    let how = if n.scan_bound_from == "table headers" {
+        "from the table headers".to_owned()
+    } else {
+        format!("by {} (tables missing)", n.scan_bound_from)
+    };
+    writeln!(
+        out,
+        "  scan (sweep engine) needs at most {}, {how}: {}",
+        human_bytes(n.scan_bytes),
+        verdict(n.scan_fits)
+    )?;
+    if let Some(why) = &n.solve_refused {
+        writeln!(out, "  solve: not available ({why})")?;
+    } else {
+        // In solve's own order (its default first), not the map's.
+        let each: Vec<String> = ["dtz", "dtm", "dtr"]
+            .into_iter()
+            .filter_map(|metric| Some((metric, *n.solve_bytes.get(metric)?)))
+            .map(|(metric, bytes)| {
+                format!(
+                    "--metric {metric} {} ({})",
+                    human_bytes(bytes),
+                    verdict(n.solve_fits.get(metric).copied())
+                )
+            })
+            .collect();
+        writeln!(out, "  solve needs at most: {}", each.join(", "))?;
     }
     Ok(())
 }

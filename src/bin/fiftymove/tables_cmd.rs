@@ -1,9 +1,16 @@
-//! `tables`: which tables are present, what a material's closure misses,
-//! and md5 checks.
+//! `tables`: which tables are present, what a material's closure misses
+//! (with the official sizes), what a scan and a solve of it would need in
+//! memory, and md5 checks.
 
-use std::io::Write;
+use std::{collections::BTreeMap, io::Write};
 
-use fiftymove::{chess::material::Material, tables::TablesReport};
+use fiftymove::{
+    chess::material::Material,
+    memory::MemoryLimit,
+    scan::sweep::{sweep_memory_bound, sweep_memory_estimate},
+    solve::{Metric, Solver, MAX_SOLVE_PIECES},
+    tables::{Inventory, MemoryNeeds, TablesReport},
+};
 
 use crate::{render, Global, RunResult};
 
@@ -19,7 +26,15 @@ pub fn cmd_tables(
         .map(|m| m.parse::<Material>())
         .collect::<Result<Vec<_>, _>>()?;
     let inv = global.inventory()?;
-    let report = TablesReport::build(&inv, &parsed, verify);
+    let mut report = TablesReport::build(&inv, &parsed, verify);
+    if !parsed.is_empty() {
+        // Headers are read without the md5 check: the bound needs only
+        // them, and `--verify` reports damage on its own.
+        let plain = Inventory::scan(inv.dirs())?;
+        for (closure, material) in report.materials.iter_mut().zip(&parsed) {
+            closure.memory = Some(memory_needs(&plain, material, global.memory));
+        }
+    }
     if global.json {
         render::json_line(out, &report)?;
     } else {
@@ -29,5 +44,66 @@ pub fn cmd_tables(
     match report.failure() {
         Some(e) => Err(e.into()),
         None => Ok(()),
+    }
+}
+
+/// The metrics a solve can be asked for, as `solve --metric` spells them.
+const METRICS: [(&str, Metric); 3] = [
+    ("dtz", Metric::Dtz),
+    ("dtm", Metric::Dtm),
+    ("dtr", Metric::Dtr),
+];
+
+/// What a scan and a solve of `material` would need, against `limit`.
+///
+/// The scan bound is the one `scan` checks, from the table headers, when
+/// the whole closure is present and readable; otherwise the same sum by
+/// index arithmetic, labelled so. The solve bound is the solver's own
+/// ([`Solver::memory_bound`]), for the materials it takes.
+fn memory_needs(inv: &Inventory, material: &Material, limit: MemoryLimit) -> MemoryNeeds {
+    let available = limit.bytes();
+    let fits = |needed: u64| available.map(|a| needed <= a);
+    let from_headers = inv
+        .missing_for(material)
+        .is_empty()
+        .then(|| sweep_memory_bound(inv, material).ok())
+        .flatten();
+    let (scan_bytes, scan_bound_from) = match from_headers {
+        Some(bytes) => (bytes, "table headers"),
+        None => (sweep_memory_estimate(material), "index arithmetic"),
+    };
+    let takes = material.piece_count() <= MAX_SOLVE_PIECES;
+    let solve_bytes: BTreeMap<String, u64> = if takes {
+        METRICS
+            .iter()
+            .map(|(name, metric)| (name.to_string(), Solver::memory_bound(material, *metric)))
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
+    let solve_fits = solve_bytes
+        .iter()
+        .filter_map(|(name, &bytes)| Some((name.clone(), fits(bytes)?)))
+        .collect();
+    MemoryNeeds {
+        available_bytes: available,
+        available_from: available.map(|_| {
+            match limit {
+                MemoryLimit::Bytes(_) => "--memory-limit",
+                MemoryLimit::Available => "MemAvailable",
+            }
+            .to_owned()
+        }),
+        scan_bytes,
+        scan_bound_from: scan_bound_from.to_owned(),
+        scan_fits: fits(scan_bytes),
+        solve_bytes,
+        solve_fits,
+        solve_refused: (!takes).then(|| {
+            format!(
+                "{} pieces; the solver takes at most {MAX_SOLVE_PIECES} for now",
+                material.piece_count()
+            )
+        }),
     }
 }

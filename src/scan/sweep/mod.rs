@@ -150,6 +150,47 @@ pub fn sweep_memory_bound(
     Ok(open_sweep(inv, material)?.memory_bound())
 }
 
+/// [`sweep_memory_bound`] worked out from the material alone, for when the
+/// tables are not there to read their headers: the same sum (2 bytes per
+/// index, the larger of one block's WDL values and 5 bytes per index of
+/// one chunk, and 1 byte per stored index of every other table of the
+/// closure; see `Sweep::memory_bound`), with each table's index sizes by
+/// Syzygy's index arithmetic. Where the headers are present the two agree
+/// (tested on every table installed).
+pub fn sweep_memory_estimate(material: &crate::chess::material::Material) -> u64 {
+    use crate::tables::reader::index::index_sizes;
+    let target = material.normalized();
+    let symmetric = target.side(Color::White) == target.side(Color::Black);
+    // The DTZ file stores one side: one block per sub-table.
+    let blocks = index_sizes(&target);
+    let n: u64 = blocks.iter().sum();
+    let largest = blocks.iter().copied().max().unwrap_or(0);
+    // Symmetric tables are swept as one chunk and their WDL file stores one
+    // side; the others block by block, each reading both sides' WDL values.
+    let (raw, chunk) = if symmetric {
+        (n, n)
+    } else {
+        (2 * largest, largest)
+    };
+    let closure: u64 = target
+        .closure()
+        .into_iter()
+        .filter(|name| *name != target.table_name())
+        .filter_map(|name| name.parse::<crate::chess::material::Material>().ok())
+        .map(|m| {
+            let sides = if m.side(Color::White) == m.side(Color::Black) {
+                1
+            } else {
+                2
+            };
+            sides * index_sizes(&m).iter().sum::<u64>()
+        })
+        .fold(0, u64::saturating_add);
+    (2 * n)
+        .saturating_add(raw.max(5 * chunk))
+        .saturating_add(closure)
+}
+
 fn open_sweep(inv: &Inventory, material: &crate::chess::material::Material) -> Result<Sweep> {
     let label = material.to_string();
     inv.require(material, &label)?;

@@ -273,6 +273,97 @@ pub(crate) const PAWNS: PawnConsts = {
     }
 };
 
+/// The number of indices of each sub-table of one stored side of the table
+/// of `material` (one for pawnless tables; four, by the leading pawn's file
+/// a-d, with pawns), worked out from the material alone, without the
+/// file's header: for when the file is not there.
+///
+/// The header's group order changes where each group sits in the index,
+/// but not the product of the groups' sizes, so the size needs only the
+/// group lengths. Following Syzygy's probing code (`tbprobe.c`, `init_tb`),
+/// the leading group is three unique pieces when there are three or more
+/// (kings included), else the two kings; with pawns, the pawns of Black
+/// when Black has fewer of them but some (else White's), and then the
+/// other side's pawns on the remaining 48 - lead pawn squares.
+pub(crate) fn index_sizes(material: &crate::chess::material::Material) -> Vec<u64> {
+    let m = material.normalized();
+    // Group lengths: the pieces of one kind (colour and role).
+    let mut groups: Vec<(Piece, usize)> = Vec::new();
+    for color in Color::ALL {
+        for role in [
+            Role::King,
+            Role::Queen,
+            Role::Rook,
+            Role::Bishop,
+            Role::Knight,
+            Role::Pawn,
+        ] {
+            let n = usize::from(m.side(color).count(role));
+            if n > 0 {
+                groups.push((Piece { color, role }, n));
+            }
+        }
+    }
+    // The product of binom(free, len) over the groups, placed one after
+    // another on the squares left (a multinomial: the order is irrelevant).
+    let place = |rest: &[usize], mut free: u64| -> u64 {
+        let mut size = 1u64;
+        for &len in rest {
+            size = size.saturating_mul(binom(free, len));
+            free -= len as u64;
+        }
+        size
+    };
+    let pawns = |c: Color| usize::from(m.side(c).count(Role::Pawn));
+    if !m.has_pawns() {
+        let uniques = groups.iter().filter(|(_, n)| *n == 1).count();
+        let (lead, lead_len) = if uniques >= 3 {
+            (THREE_UNIQUE_SIZE, 3)
+        } else {
+            (KINGS_SIZE, 2)
+        };
+        // The leading group takes unique pieces (any: each has length 1).
+        let mut skipped = 0;
+        let rest: Vec<usize> = groups
+            .iter()
+            .filter(|(_, n)| {
+                if *n == 1 && skipped < lead_len {
+                    skipped += 1;
+                    false
+                } else {
+                    true
+                }
+            })
+            .map(|(_, n)| *n)
+            .collect();
+        return vec![lead.saturating_mul(place(&rest, 64 - lead_len as u64))];
+    }
+    let (w, b) = (pawns(Color::White), pawns(Color::Black));
+    let (lead, other) = if b > 0 && (w == 0 || b < w) {
+        (b, w)
+    } else {
+        (w, b)
+    };
+    let rest: Vec<usize> = groups
+        .iter()
+        .filter(|(p, _)| p.role != Role::Pawn)
+        .map(|(_, n)| *n)
+        .collect();
+    let others = if other > 0 {
+        binom(48 - lead as u64, other)
+    } else {
+        1
+    };
+    let pieces = place(&rest, 64 - (lead + other) as u64);
+    (0..4)
+        .map(|file| {
+            PAWNS.lead_pawns_size[lead][file]
+                .saturating_mul(others)
+                .saturating_mul(pieces)
+        })
+        .collect()
+}
+
 /// The pawn order used to pick the leading pawn (the pawn with the highest
 /// value leads; files a/h before b/g before c/f before d/e, then low ranks
 /// first).

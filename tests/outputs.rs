@@ -451,7 +451,7 @@ fn tables_gives_what_a_scan_and_a_solve_need_in_memory() {
 /// For a material whose tables are missing, the scan bound comes from index
 /// arithmetic and says so; it equals `scan --plan`'s header bound for the
 /// same material once the tables are there (KNNvKNN, among the shared
-/// tables); a 6-piece material has no solve bound, with the reason.
+/// tables); a 7-piece material has no solve bound, with the reason.
 #[test]
 fn tables_bounds_a_scan_by_index_arithmetic_when_tables_are_missing() {
     let (doc, code) = tables_json(&["tables", "KRNvKNN"]);
@@ -459,8 +459,17 @@ fn tables_bounds_a_scan_by_index_arithmetic_when_tables_are_missing() {
     let m = &doc["materials"][0]["memory"];
     assert_eq!(m["scan_bound_from"], "index arithmetic");
     assert!(m["scan_bytes"].as_u64().unwrap() > 1 << 30);
+    // The solver takes six pieces: its bound is `solve --plan`'s.
+    assert_eq!(
+        m["solve_bytes"]["dtz"].as_u64(),
+        Some(solve_plan_bytes("KRNvKNN", "dtz"))
+    );
+    assert!(m["solve_refused"].is_null());
+    // Seven pieces: no solve bound, and why.
+    let (doc, _) = tables_json(&["tables", "KRBNvKRN"]);
+    let m = &doc["materials"][0]["memory"];
     assert_eq!(m["solve_bytes"], serde_json::json!({}));
-    assert!(m["solve_refused"].as_str().unwrap().contains("at most 5"));
+    assert!(m["solve_refused"].as_str().unwrap().contains("at most 6"));
 
     // KNNvKNN: no tables here (an empty directory), then the real ones.
     let shared = std::env::var_os("FIFTYMOVE_SHARED_TABLES")
@@ -499,5 +508,5 @@ fn tables_bounds_a_scan_by_index_arithmetic_when_tables_are_missing() {
         text.contains("by index arithmetic (tables missing)"),
         "{text}"
     );
-    assert!(text.contains("solve: not available (6 pieces"), "{text}");
+    assert!(text.contains("solve needs at most: --metric dtz"), "{text}");
 }

@@ -25,3 +25,10 @@ pub use self::evidence::{ClaimResult, Evidence, LineSummary, SideEvidence, Verdi
 pub use self::filter::Filter;
 pub use self::source::{Engine, Hooks, Quiet, Request, Sourced, Sources, StatsCache, SWEEP_UNITS};
 pub use self::verifier::{human_bytes, official_sizes, pct, Verifier};
+
+/// Most pieces of a material that `claims`, `records` and `report` solve
+/// whole. The solver takes six (`solve`, `probe --rule`), but a 6-piece
+/// solve takes 8 to 16 GB and many minutes, which a default run of the
+/// main job must not start on its own; 6-piece materials with pawns are
+/// solved only as slices of frozen pawns.
+pub const CLAIMS_SOLVE_PIECES: usize = 5;

@@ -38,7 +38,7 @@ use crate::{
         sweep::{scan_with_sweep_plans, PROGRESS_UNITS},
         ScanStats,
     },
-    solve::{self, SolvePlan, Solver, MAX_SOLVE_PIECES},
+    solve::{self, SolvePlan, Solver},
     tables::{checksums, Inventory},
 };
 
@@ -253,7 +253,7 @@ impl<'a> Sources<'a> {
     /// Whether `r` would need a slice of frozen pawns solved that this run
     /// does not solve (not `deep`, and not cached).
     pub fn defers(&self, r: &Request) -> bool {
-        if self.deep || r.material.piece_count() <= MAX_SOLVE_PIECES {
+        if self.deep || r.material.piece_count() <= super::CLAIMS_SOLVE_PIECES {
             return false;
         }
         self.engine_for(r).is_some() && !self.at_hand(r)
@@ -451,7 +451,7 @@ impl<'a> Sources<'a> {
                 self.hooks.sweep_done();
                 out
             }
-            Engine::Solve if material.piece_count() > MAX_SOLVE_PIECES => {
+            Engine::Solve if material.piece_count() > super::CLAIMS_SOLVE_PIECES => {
                 // A slice of frozen pawns: one filter gives the slice, and the
                 // plans of the batch share it.
                 let pawns = todo
@@ -501,12 +501,12 @@ impl<'a> Sources<'a> {
 /// up to five pieces, or a slice of frozen pawns whose captures lead to
 /// five.
 pub fn solvable(material: &Material, filter: Option<&Filter>) -> bool {
-    material.piece_count() <= MAX_SOLVE_PIECES
+    material.piece_count() <= super::CLAIMS_SOLVE_PIECES
         || (filter.and_then(Filter::frozen_pawns).is_some()
             && material
                 .captures()
                 .iter()
-                .all(|c| c.piece_count() <= MAX_SOLVE_PIECES))
+                .all(|c| c.piece_count() <= super::CLAIMS_SOLVE_PIECES))
 }
 
 /// The units of a sweep's progress.

@@ -48,7 +48,7 @@ use crate::{
     probe::Prober,
     scan::enumerate::Enumerator,
     scan::{Histogram, LongestEntry, ScanStats, SideStats},
-    solve::{Positions, MAX_SOLVE_PIECES},
+    solve::Positions,
     tables::checksums,
     tables::Inventory,
 };
@@ -223,7 +223,7 @@ impl<'a> Verifier<'a> {
     fn remote_decides(&self, material: &Material) -> bool {
         self.remote.is_some()
             && !self.sources.has_tables(material)
-            && material.piece_count() > MAX_SOLVE_PIECES
+            && material.piece_count() > super::CLAIMS_SOLVE_PIECES
     }
 
     /// How evidence names the service, if one is used for `material`.
@@ -471,7 +471,8 @@ impl<'a> Verifier<'a> {
         }
         if claim.metric == Metric::Dtm && !solvable {
             ev.summary = format!(
-                "Syzygy tables hold no distance to mate (DTM), and fiftymove's solver, which computes it, takes at most {MAX_SOLVE_PIECES} pieces"
+                "Syzygy tables hold no distance to mate (DTM), and fiftymove's solver, which computes it, solves at most {} pieces whole in a claims run (6 pieces without pawns: `solve --metric dtm`, on demand)",
+                super::CLAIMS_SOLVE_PIECES
             );
             result.evidence = ev;
             return Ok(result);
@@ -843,7 +844,7 @@ impl<'a> Verifier<'a> {
             // Its line under the least rule that wins it: no phase longer
             // than its DTR (the solver plays lines of up to five pieces).
             let rule = Rule::Moves(dtr.div_ceil(2).max(1) as u16);
-            let summary = if material.piece_count() <= MAX_SOLVE_PIECES {
+            let summary = if material.piece_count() <= super::CLAIMS_SOLVE_PIECES {
                 Some(LineSummary::from(&self.solver_line(
                     &entry.fen,
                     rule,

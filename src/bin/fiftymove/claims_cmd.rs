@@ -326,7 +326,7 @@ pub fn cmd_report(
     let solver = sources.solver();
     let bar = &bars.solve;
     for m in &parsed {
-        if m.piece_count() > fiftymove::solve::MAX_SOLVE_PIECES {
+        if m.piece_count() > fiftymove::claims::CLAIMS_SOLVE_PIECES {
             continue;
         }
         for metric in [Metric::Dtm, Metric::Dtr] {

@@ -177,6 +177,12 @@ pub trait Progress: Sync {
     fn stage(&self, what: &str, index: usize, count: usize, entries: u64);
     /// `n` more positions done.
     fn advance(&self, n: u64);
+    /// The retrograde levels of the stage, after its first pass: `level`
+    /// plies reached (how many there will be is not known beforehand; a
+    /// 6-piece material has hundreds).
+    fn level(&self, level: usize) {
+        let _ = level;
+    }
     /// Something worth telling (a damaged cache file being replaced).
     fn note(&self, text: &str);
 }
@@ -619,13 +625,12 @@ impl Solver {
         let tables = &run.tables;
         let lookup = |m: &Material| tables.get(&m.table_name()).map(|t| &**t);
         let exits = MaterialExits::new(&layout, &own, rule, keeps, &lookup);
-        let step = |n: u64| progress.advance(n);
         let values = if metric == Metric::Dtr {
             let plain = MaterialExits::new(&layout, &own, rule, keeps, &lookup).without_rule();
-            let no_rule = solve_slice(&layout, slice, &plain, &step)?;
+            let no_rule = solve_slice(&layout, slice, &plain, progress)?;
             dtr::solve_slice_dtr(&layout, slice, &no_rule, &exits)?
         } else {
-            solve_slice(&layout, slice, &exits, &step)?
+            solve_slice(&layout, slice, &exits, progress)?
         };
         let mut out = Vec::new();
         for p in plans {
@@ -778,7 +783,6 @@ impl Run<'_> {
         let mut groups: Vec<u32> = layout.slices.iter().map(|s| s.advance).collect();
         groups.sort_unstable();
         groups.dedup();
-        let step = |n: u64| progress.advance(n);
         let stats = std::sync::Mutex::new(counting.iter().map(Counting::empty).collect::<Vec<_>>());
         for advance in groups.into_iter().rev() {
             let slices: Vec<usize> = (0..layout.slices.len())
@@ -788,10 +792,10 @@ impl Run<'_> {
                 let values = match &no_rule_exits {
                     // DTR starts from who wins without a rule.
                     Some(plain) => {
-                        let no_rule = solve_slice(&layout, s, plain, &step)?;
+                        let no_rule = solve_slice(&layout, s, plain, progress)?;
                         dtr::solve_slice_dtr(&layout, s, &no_rule, &exits)?
                     }
-                    None => solve_slice(&layout, s, &exits, &step)?,
+                    None => solve_slice(&layout, s, &exits, progress)?,
                 };
                 if keep {
                     own.set_slice(s, &values);

@@ -114,8 +114,8 @@ pub(crate) fn side(c: Color) -> usize {
     }
 }
 
-/// Solves slice `slice` of `layout`, calling `progress` with the number of
-/// entries done as the first pass goes.
+/// Solves slice `slice` of `layout`, telling `progress` the entries done as
+/// the first pass goes, then each level reached.
 ///
 /// # Errors
 ///
@@ -125,7 +125,7 @@ pub(crate) fn solve_slice(
     layout: &Layout,
     slice: usize,
     exits: &dyn Exits,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn super::Progress,
 ) -> Result<SliceValues> {
     let blocks = layout.entries.div_ceil(BLOCK);
     let solver = Solver {
@@ -143,7 +143,7 @@ pub(crate) fn solve_slice(
     let started = std::time::Instant::now();
     (0..blocks).into_par_iter().try_for_each(|b| {
         solver.first_pass(b)?;
-        progress(BLOCK.min(layout.entries - b * BLOCK) as u64);
+        progress.advance(BLOCK.min(layout.entries - b * BLOCK) as u64);
         Ok::<(), Error>(())
     })?;
     let first_pass = started.elapsed();
@@ -169,6 +169,7 @@ pub(crate) fn solve_slice(
             break;
         }
         level += 1;
+        progress.level(level);
     }
     if std::env::var_os("FIFTYMOVE_SOLVE_DEBUG").is_some() && layout.entries >= 1 << 20 {
         eprintln!(

@@ -240,6 +240,8 @@ pub struct SolveBar {
     bar: ProgressBar,
     steps: StepLines,
     quiet: bool,
+    /// The stage's message, which the levels extend.
+    stage: std::sync::Mutex<String>,
 }
 
 impl SolveBar {
@@ -248,6 +250,7 @@ impl SolveBar {
             bar: progress_bar(global, 0, "solve"),
             steps: StepLines::new(global),
             quiet: global.quiet,
+            stage: std::sync::Mutex::new(String::new()),
         }
     }
 
@@ -266,14 +269,22 @@ impl SolveBar {
 impl Progress for SolveBar {
     fn stage(&self, what: &str, index: usize, count: usize, entries: u64) {
         self.steps.start(what);
-        self.bar
-            .set_message(format!("{what} ({}/{count})", index + 1));
+        let message = format!("{what} ({}/{count})", index + 1);
+        self.bar.set_message(message.clone());
+        *self.stage.lock().expect("no panic while held") = message;
         self.bar.set_length(entries);
         self.bar.set_position(0);
     }
 
     fn advance(&self, n: u64) {
         self.bar.inc(n);
+    }
+
+    fn level(&self, level: usize) {
+        // The bar is full after the first pass; the levels show in its
+        // message (a 6-piece solve spends minutes there).
+        let stage = self.stage.lock().expect("no panic while held");
+        self.bar.set_message(format!("{stage}, level {level}"));
     }
 
     fn note(&self, text: &str) {

@@ -284,21 +284,28 @@ impl CacheWriter {
     /// Adds a solved slice.
     pub(crate) fn add_slice(&self, slice: usize, values: &SliceValues) -> io::Result<()> {
         let fe = self.header.frame_entries;
-        let frames: Vec<(usize, Vec<u8>)> = (0..2 * self.parts)
-            .into_par_iter()
-            .map(|k| {
-                let (side, part) = (k / self.parts, k % self.parts);
-                let v = &values[side];
-                let chunk = &v[part * fe..((part + 1) * fe).min(v.len())];
-                Ok(((slice * 2 + side) * self.parts + part, compress(chunk)?))
-            })
-            .collect::<io::Result<_>>()?;
-        let mut st = self.state.lock().expect("no panic while held");
-        for (i, bytes) in frames {
-            let at = st.offset;
-            st.file.write_all(&bytes)?;
-            st.offset += bytes.len() as u64;
-            st.frames[i] = Some((at, bytes.len() as u64));
+        let total = 2 * self.parts;
+        // A batch of frames at a time, compressed side by side: all of a
+        // 6-piece material's compressed frames at once would be gigabytes
+        // beside its values.
+        let batch = 4 * rayon::current_num_threads();
+        for start in (0..total).step_by(batch) {
+            let frames: Vec<(usize, Vec<u8>)> = (start..(start + batch).min(total))
+                .into_par_iter()
+                .map(|k| {
+                    let (side, part) = (k / self.parts, k % self.parts);
+                    let v = &values[side];
+                    let chunk = &v[part * fe..((part + 1) * fe).min(v.len())];
+                    Ok(((slice * 2 + side) * self.parts + part, compress(chunk)?))
+                })
+                .collect::<io::Result<_>>()?;
+            let mut st = self.state.lock().expect("no panic while held");
+            for (i, bytes) in frames {
+                let at = st.offset;
+                st.file.write_all(&bytes)?;
+                st.offset += bytes.len() as u64;
+                st.frames[i] = Some((at, bytes.len() as u64));
+            }
         }
         Ok(())
     }

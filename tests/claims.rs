@@ -356,9 +356,14 @@ fn unverifiable_claims_name_files_and_sizes_or_the_metric() {
         k517.evidence.missing_total_bytes.unwrap(),
         k517.evidence.missing_table_bytes.values().sum::<u64>()
     );
-    assert!(by_id(&r, "stiller-1991-krnknn")
-        .missing_tables
-        .contains(&"KRNvKNN.rtbz".to_owned()));
+    // A whole 6-piece solve decides it, which only `claims --deep` starts.
+    let krnknn = by_id(&r, "stiller-1991-krnknn");
+    assert!(krnknn.missing_tables.contains(&"KRNvKNN.rtbz".to_owned()));
+    assert!(
+        krnknn.evidence.summary.contains("--deep"),
+        "{}",
+        krnknn.evidence.summary
+    );
     // The 6-piece clause is decided from a slice of frozen pawns, which
     // only `claims --deep` solves.
     let krpkbp = by_id(&r, "fide-1982-krpkbp-100");
@@ -373,6 +378,10 @@ fn unverifiable_claims_name_files_and_sizes_or_the_metric() {
         assert!(c.missing_tables.is_empty());
         assert!(c.evidence.summary.contains("DTM"), "{}", c.evidence.summary);
     }
+    assert!(by_id(&r, "thompson-karrer-2000-krnknn-dtm")
+        .evidence
+        .summary
+        .contains("--deep"));
 }
 
 #[test]

@@ -243,20 +243,21 @@ impl<'a> Sources<'a> {
         }
     }
 
-    /// Also solves slices of frozen pawns that are not cached (`claims
-    /// --deep`).
+    /// Also solves slices of frozen pawns and whole 6-piece materials that
+    /// are not cached (`claims --deep`).
     pub fn deep(mut self, deep: bool) -> Sources<'a> {
         self.deep = deep;
         self
     }
 
-    /// Whether `r` would need a slice of frozen pawns solved that this run
-    /// does not solve (not `deep`, and not cached).
+    /// Whether `r` would need a slice of frozen pawns or a whole 6-piece
+    /// material solved that this run does not solve (not `deep`, and not
+    /// cached).
     pub fn defers(&self, r: &Request) -> bool {
         if self.deep || r.material.piece_count() <= super::CLAIMS_SOLVE_PIECES {
             return false;
         }
-        self.engine_for(r).is_some() && !self.at_hand(r)
+        self.engine_for(r) == Some(Engine::Solve) && !self.at_hand(r)
     }
 
     /// Whether `r` is made in this run or in the cache.
@@ -451,7 +452,9 @@ impl<'a> Sources<'a> {
                 self.hooks.sweep_done();
                 out
             }
-            Engine::Solve if material.piece_count() > super::CLAIMS_SOLVE_PIECES => {
+            Engine::Solve
+                if material.piece_count() > super::CLAIMS_SOLVE_PIECES && material.has_pawns() =>
+            {
                 // A slice of frozen pawns: one filter gives the slice, and the
                 // plans of the batch share it.
                 let pawns = todo
@@ -498,10 +501,12 @@ impl<'a> Sources<'a> {
 }
 
 /// Whether the solver can make documents of `material` (with `filter`):
-/// up to five pieces, or a slice of frozen pawns whose captures lead to
-/// five.
+/// up to five pieces, six without pawns (a whole 6-piece solve, which
+/// only `claims --deep` starts), or a slice of frozen pawns whose captures
+/// lead to five.
 pub fn solvable(material: &Material, filter: Option<&Filter>) -> bool {
     material.piece_count() <= super::CLAIMS_SOLVE_PIECES
+        || (material.piece_count() <= solve::MAX_SOLVE_PIECES && !material.has_pawns())
         || (filter.and_then(Filter::frozen_pawns).is_some()
             && material
                 .captures()

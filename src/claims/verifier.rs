@@ -491,8 +491,32 @@ impl<'a> Verifier<'a> {
                 claim.check,
                 Check::PositionConverts { .. } | Check::PositionWins { .. }
             );
+        // DTM needs no tables: the solver decides it whenever it takes the
+        // material, and defers a long solve the same way.
+        let solver_decides =
+            by_solver || (claim.metric == Metric::Dtm && solvable && !position_claim);
         let deferred =
-            by_solver && request_for(claim, material).is_some_and(|r| self.sources.defers(&r));
+            solver_decides && request_for(claim, material).is_some_and(|r| self.sources.defers(&r));
+        if deferred && !material.has_pawns() {
+            let request = request_for(claim, material).expect("a deferred claim has a request");
+            let bound = crate::solve::Solver::memory_bound(&material, request.metric);
+            let why = if claim.metric == Metric::Dtm {
+                "Syzygy tables hold no distance to mate (DTM)".to_owned()
+            } else {
+                format!("the Syzygy tables of {material} are not all present")
+            };
+            ev.summary = format!(
+                "{why}, and the solver decides this claim only with a whole solve of {material} ({}, up to {} of memory; the README gives the measured time): long work, so only `claims --deep` starts it (its result is cached, and later runs read it)",
+                describe_solve(request.metric),
+                human_bytes(bound)
+            );
+            let sizes = official_sizes(&missing);
+            ev.missing_total_bytes = Some(sizes.values().sum());
+            ev.missing_table_bytes = sizes;
+            result.missing_tables = missing;
+            result.evidence = ev;
+            return Ok(result);
+        }
         if deferred {
             let reach = claim
                 .filter
@@ -1335,6 +1359,15 @@ fn solved_side(
         within_limit: None,
         longest_dtr: None,
         longest_dtm: None,
+    }
+}
+
+/// What a solve of `metric` for a claim is, in words.
+fn describe_solve(metric: SolveMetric) -> &'static str {
+    match metric {
+        SolveMetric::Dtz => "DTZ under the 50-move rule",
+        SolveMetric::Dtm => "distance to mate",
+        SolveMetric::Dtr => "depth by the rule",
     }
 }
 

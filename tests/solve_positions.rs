@@ -242,3 +242,27 @@ fn dtr_differs_from_the_dtz_lines_longest_phase() {
     let v = dtr.value(&after).unwrap();
     assert_eq!((v.wdl, -v.depth as u32), (Wdl::Loss, line.phases[1].plies));
 }
+
+/// A line played with no rule names the rule its second result is under:
+/// the 50-move rule's (a mate in one is won under it too).
+#[test]
+fn a_line_without_a_rule_gives_the_fifty_move_result_and_says_so() {
+    let cache = tempfile::tempdir().unwrap();
+    let out = common::stdout_ok(
+        common::fiftymove()
+            .arg("--cache-dir")
+            .arg(cache.path())
+            .args([
+                "--quiet",
+                "line",
+                "--rule",
+                "none",
+                "7k/8/6K1/8/8/8/8/1Q6 w - - 0 1",
+            ]),
+    );
+    let last = out.lines().last().unwrap();
+    assert_eq!(
+        last, "Result without the rule: 1-0   with the 50-move rule: 1-0",
+        "{out}"
+    );
+}

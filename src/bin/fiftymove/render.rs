@@ -156,11 +156,18 @@ pub fn line_text(out: &mut impl Write, l: &Line) -> io::Result<()> {
         )?;
     }
     writeln!(out, "End: {:?} after {} plies", l.end, l.plies.len())?;
+    // A line played with no rule gives the 50-move rule's result (see
+    // `probe::line`), and says so.
+    let result_rule = if rule.limit().is_none() {
+        Rule::FIFTY
+    } else {
+        rule
+    };
     writeln!(
         out,
         "Result without the rule: {}   with {}: {}",
         l.result_without_rule,
-        rule_words(rule),
+        rule_words(result_rule),
         l.result_with_rule
     )?;
     Ok(())

@@ -109,6 +109,24 @@ fn agrees(prober: &Prober, pos: &Chess, (wdl, dtz): (i32, i32), what: &str) -> b
     exact == dtz
 }
 
+/// The generator's longest KNN v KNN wins (White and Black to move) and
+/// every position of their best lines.
+fn longest_wins_and_their_lines(prober: &Prober) -> Vec<Chess> {
+    let mut positions = Vec::new();
+    for fen in [
+        "7n/8/8/8/2N5/8/4N3/knK5 w - - 0 1",
+        "7N/8/8/8/N3n3/k7/n7/1K6 b - - 0 1",
+    ] {
+        let start = fiftymove::parse_fen(fen).unwrap();
+        let line = fiftymove::best_line(prober, &start).unwrap();
+        positions.push(start);
+        for ply in &line.plies {
+            positions.push(fiftymove::parse_fen(&ply.fen_before).unwrap());
+        }
+    }
+    positions
+}
+
 #[test]
 fn knnknn_probes_agree_with_python_chess() {
     let inv = Inventory::scan(&[six_piece_tables()]).unwrap();
@@ -125,18 +143,7 @@ fn knnknn_probes_agree_with_python_chess() {
     // longest wins, every position of their lines, and what one and two
     // moves from those lead to (wins, losses and draws, some captures into
     // 5 pieces); and every move's result from the first random positions.
-    let mut near = Vec::new();
-    for fen in [
-        "7n/8/8/8/2N5/8/4N3/knK5 w - - 0 1",
-        "7N/8/8/8/N3n3/k7/n7/1K6 b - - 0 1",
-    ] {
-        let start = fiftymove::parse_fen(fen).unwrap();
-        let line = fiftymove::best_line(&prober, &start).unwrap();
-        near.push(start);
-        for ply in &line.plies {
-            near.push(fiftymove::parse_fen(&ply.fen_before).unwrap());
-        }
-    }
+    let near = longest_wins_and_their_lines(&prober);
     let children = |from: &[Chess]| -> Vec<Chess> {
         let mut out = Vec::new();
         for pos in from {
@@ -305,18 +312,7 @@ fn knnknn_solve_equals_scan_and_the_generator() {
     let prober = Prober::new(inv.open().unwrap());
     let material: Material = "KNNvKNN".parse().unwrap();
     let mut rng = StdRng::seed_from_u64(0x6b6e_6e6b);
-    let mut positions = Vec::new();
-    for fen in [
-        "7n/8/8/8/2N5/8/4N3/knK5 w - - 0 1",
-        "7N/8/8/8/N3n3/k7/n7/1K6 b - - 0 1",
-    ] {
-        let start = fiftymove::parse_fen(fen).unwrap();
-        let line = fiftymove::best_line(&prober, &start).unwrap();
-        positions.push(start);
-        for ply in &line.plies {
-            positions.push(fiftymove::parse_fen(&ply.fen_before).unwrap());
-        }
-    }
+    let mut positions = longest_wins_and_their_lines(&prober);
     while positions.len() < 2_000 {
         if let Some(pos) = common::random_position(&mut rng, &material) {
             positions.push(pos);

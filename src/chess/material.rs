@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 pub const MAX_PIECES: usize = 7;
 
 /// Roles in the order Syzygy writes them in a signature.
-const ROLE_ORDER: [Role; 6] = [
+pub(crate) const ROLE_ORDER: [Role; 6] = [
     Role::King,
     Role::Queen,
     Role::Rook,

@@ -510,12 +510,7 @@ impl<'a> Verifier<'a> {
                 describe_solve(request.metric),
                 human_bytes(bound)
             );
-            let sizes = official_sizes(&missing);
-            ev.missing_total_bytes = Some(sizes.values().sum());
-            ev.missing_table_bytes = sizes;
-            result.missing_tables = missing;
-            result.evidence = ev;
-            return Ok(result);
+            return Ok(deferred_result(result, ev, missing));
         }
         if deferred {
             let reach = claim
@@ -536,12 +531,7 @@ impl<'a> Verifier<'a> {
                 "the Syzygy tables of {material} are not all present, and the solver decides this claim only with a solve of its slice of frozen pawns, whose captures lead to {} materials ({whole} of 5 pieces solved whole, {parts} of 5 pieces in the slices reached): long work on a small machine (the README gives a measured time), so only `claims --deep` starts it (its result is cached, and later runs read it)",
                 reach.len()
             );
-            let sizes = official_sizes(&missing);
-            ev.missing_total_bytes = Some(sizes.values().sum());
-            ev.missing_table_bytes = sizes;
-            result.missing_tables = missing;
-            result.evidence = ev;
-            return Ok(result);
+            return Ok(deferred_result(result, ev, missing));
         }
         if by_solver {
             ev.notes.push(format!(
@@ -1360,6 +1350,17 @@ fn solved_side(
         longest_dtr: None,
         longest_dtm: None,
     }
+}
+
+/// The result of a claim whose solve this run defers: its evidence, with
+/// the table files missing and their official sizes.
+fn deferred_result(mut result: ClaimResult, mut ev: Evidence, missing: Vec<String>) -> ClaimResult {
+    let sizes = official_sizes(&missing);
+    ev.missing_total_bytes = Some(sizes.values().sum());
+    ev.missing_table_bytes = sizes;
+    result.missing_tables = missing;
+    result.evidence = ev;
+    result
 }
 
 /// What a solve of `metric` for a claim is, in words.

@@ -290,14 +290,7 @@ pub(crate) fn index_sizes(material: &crate::chess::material::Material) -> Vec<u6
     // Group lengths: the pieces of one kind (colour and role).
     let mut groups: Vec<(Piece, usize)> = Vec::new();
     for color in Color::ALL {
-        for role in [
-            Role::King,
-            Role::Queen,
-            Role::Rook,
-            Role::Bishop,
-            Role::Knight,
-            Role::Pawn,
-        ] {
+        for role in crate::chess::material::ROLE_ORDER {
             let n = usize::from(m.side(color).count(role));
             if n > 0 {
                 groups.push((Piece { color, role }, n));

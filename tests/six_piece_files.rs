@@ -233,13 +233,10 @@ fn knnknn_sweep_shards_equal_the_probe_engine() {
 /// `../shared/reference/`): WDL classes, every DTZ bin, the longest
 /// positions. About 6 minutes and 10.9 GB here, so on demand:
 /// `cargo test --release --test six_piece_files -- --ignored`.
-#[test]
-#[ignore = "a whole 6-piece sweep: about 6 minutes and 10.9 GB"]
-fn knnknn_scan_matches_the_generator() {
-    use fiftymove::scan::{reference as genstats, ScanStats};
-    // A scan saved earlier (`scan --json KNNvKNN > FILE`) may stand in for
-    // the sweep: FIFTYMOVE_KNNKNN_SCAN=FILE.
-    let out = match std::env::var_os("FIFTYMOVE_KNNKNN_SCAN") {
+/// `scan --json KNNvKNN`, or a scan saved earlier that stands in for the
+/// sweep: `FIFTYMOVE_KNNKNN_SCAN=FILE`.
+fn knnknn_scan_json() -> String {
+    match std::env::var_os("FIFTYMOVE_KNNKNN_SCAN") {
         Some(path) => std::fs::read_to_string(path).unwrap(),
         None => common::stdout_ok(
             common::fiftymove()
@@ -247,7 +244,14 @@ fn knnknn_scan_matches_the_generator() {
                 .arg(six_piece_tables())
                 .args(["--quiet", "--json", "scan", "KNNvKNN"]),
         ),
-    };
+    }
+}
+
+#[test]
+#[ignore = "a whole 6-piece sweep: about 6 minutes and 10.9 GB"]
+fn knnknn_scan_matches_the_generator() {
+    use fiftymove::scan::{reference as genstats, ScanStats};
+    let out = knnknn_scan_json();
     let stats: ScanStats = serde_json::from_str(out.trim()).unwrap();
     let all = genstats::parse(&common::reference("generator-stats-6-piece-sample.txt")).unwrap();
     let theirs = all.iter().find(|g| g.material == "KNNvKNN").unwrap();
@@ -285,15 +289,7 @@ fn knnknn_solve_equals_scan_and_the_generator() {
             .arg(&cache)
             .args(["--quiet", "--json", "solve", "KNNvKNN", "--rule", "50"]),
     );
-    let scanned = match std::env::var_os("FIFTYMOVE_KNNKNN_SCAN") {
-        Some(path) => std::fs::read_to_string(path).unwrap(),
-        None => common::stdout_ok(
-            common::fiftymove()
-                .arg("--tables")
-                .arg(six_piece_tables())
-                .args(["--quiet", "--json", "scan", "KNNvKNN"]),
-        ),
-    };
+    let scanned = knnknn_scan_json();
     let mut solved: Value = serde_json::from_str(solved.trim()).unwrap();
     let scanned: Value = serde_json::from_str(scanned.trim()).unwrap();
     let obj = solved.as_object_mut().unwrap();

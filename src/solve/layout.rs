@@ -74,6 +74,9 @@ pub(crate) struct Layout {
     /// With `merged`: entries per king pair (the product of the groups'
     /// radices).
     inner: usize,
+    /// See [`Layout::like_factorial`]; kept, since the counting asks for
+    /// it once per entry.
+    like_factorial: u64,
 }
 
 /// Slots of like pieces (or one piece) indexed as one digit: the rank of
@@ -271,6 +274,10 @@ impl Layout {
                 group_of[group.first..group.first + group.len].fill(g as u8);
             }
         }
+        let like_factorial = groups
+            .iter()
+            .map(|g| (1..=g.len as u64).product::<u64>())
+            .product();
         let entries = if merged {
             king_pairs().len() * inner
         } else if pawnless {
@@ -291,6 +298,7 @@ impl Layout {
             groups,
             group_of,
             inner,
+            like_factorial,
         };
         if pawnless {
             layout.slices.push(Slice {
@@ -462,11 +470,21 @@ impl Layout {
     /// How many placements with like pieces told apart one entry stands
     /// for: the product of the factorials of the groups' sizes (1 unless
     /// `merged`).
+    #[inline]
     pub(crate) fn like_factorial(&self) -> u64 {
-        self.groups
-            .iter()
-            .map(|g| (1..=g.len as u64).product::<u64>())
-            .product()
+        self.like_factorial
+    }
+
+    /// With `merged`: [`Layout::low_of`] of the placement `sq` with every
+    /// piece but the kings moved by the symmetry `g` (the kings are the
+    /// caller's to check or place).
+    #[inline]
+    fn low_of_image(&self, sq: &Squares, g: usize) -> usize {
+        let mut image = *sq;
+        for x in &mut image[2..self.slots()] {
+            *x = sym(g, *x);
+        }
+        self.low_of(&image)
     }
 
     /// The size of the stabiliser of a placement without pawns (like
@@ -488,11 +506,7 @@ impl Layout {
             if sym(g, sq[0]) != sq[0] || sym(g, sq[1]) != sq[1] {
                 continue;
             }
-            let mut image = *sq;
-            for x in &mut image[2..n] {
-                *x = sym(g, *x);
-            }
-            if self.low_of(&image) == self.low_of(sq) {
+            if self.low_of_image(sq, g) == self.low_of(sq) {
                 return 2;
             }
         }
@@ -553,11 +567,7 @@ impl Layout {
         // mirror image in the diagonal.
         if self.merged {
             if on_diagonal(sq[0]) && on_diagonal(sq[1]) {
-                let mut image = *sq;
-                for x in &mut image[2..n] {
-                    *x = sym(DIAGONAL, *x);
-                }
-                return self.low_of(sq) <= self.low_of(&image);
+                return self.low_of(sq) <= self.low_of_image(sq, DIAGONAL);
             }
             return true;
         }
@@ -666,12 +676,7 @@ impl Layout {
                 // Both kings on the diagonal: the smaller of the placement
                 // and its diagonal image, by their sets of like pieces.
                 let d = geometry::compose(DIAGONAL, g);
-                let (mut a, mut b) = (s, s);
-                for i in 2..n {
-                    a[i] = sym(g, s[i]);
-                    b[i] = sym(d, s[i]);
-                }
-                if self.low_of(&b) < self.low_of(&a) {
+                if self.low_of_image(&s, d) < self.low_of_image(&s, g) {
                     g = d;
                 }
             } else if on_diagonal(bk) {

@@ -434,18 +434,23 @@ struct Counting<'a> {
     group: u64,
     fact: u64,
     per_ordering: bool,
+    /// With a shard: [`Canon::shard_prefixes`], which rules out most
+    /// orderings before their canonical placement is sought.
+    shard_prefixes: Option<Vec<bool>>,
 }
 
 impl Counting<'_> {
     fn new(plan: &ScanPlan) -> Counting<'_> {
         let material = plan.material;
+        let canon = Canon::new(&material);
         Counting {
             plan,
-            canon: Canon::new(&material),
             user_flipped: material.is_flipped_in_table(),
             group: material.symmetries().len() as u64,
             fact: like_factorial(&material.pieces()),
             per_ordering: plan.shard.is_some() || plan.filter.is_some(),
+            shard_prefixes: plan.shard.map(|shard| canon.shard_prefixes(shard)),
+            canon,
         }
     }
 
@@ -493,7 +498,8 @@ impl Counting<'_> {
             return;
         }
         let user_pos = user_pos();
-        self.canon.for_each_rep(&user_pos, |x| {
+        let prefixes = self.shard_prefixes.as_deref();
+        self.canon.for_each_rep_in(&user_pos, prefixes, |x| {
             if let Some(shard) = self.plan.shard {
                 if self.canon.item(&x) % shard.n != shard.k - 1 {
                     return;

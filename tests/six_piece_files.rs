@@ -177,16 +177,14 @@ fn knnknn_probes_agree_with_python_chess() {
 }
 
 /// Two shards of KNN v KNN from one sweep of the whole table (10.9 GB by
-/// its bound, a few minutes on 2 cores) against the probe engine's same
-/// shards, byte for byte as JSON: the sweep's format handling, capture
-/// resolution and counting convention on a 6-piece file. From six pieces a
-/// work item fixes three squares (the kings and the first knight), so a
-/// shard of one item holds about a hundred thousand positions per side.
-/// The sweep part still reads the whole table and places every position
-/// in its shard: on demand,
-/// `cargo test --release --test six_piece_files -- --ignored`.
+/// its bound) against the probe engine's same shards, byte for byte as
+/// JSON: the sweep's format handling, capture resolution and counting
+/// convention on a 6-piece file, in CI. From six pieces a work item fixes
+/// three squares (the kings and the first knight), so a shard of one item
+/// holds about a hundred thousand positions per side. The sweep still
+/// decodes the whole table; the counting rules out almost every position
+/// of other shards by its first squares (`Canon::shard_prefixes`).
 #[test]
-#[ignore = "a whole 6-piece sweep with shard placement: 10.9 GB, tens of CPU-minutes"]
 fn knnknn_sweep_shards_equal_the_probe_engine() {
     use fiftymove::{
         scan::{probe::scan_with_prober, sweep::scan_with_sweep_plans},

@@ -132,7 +132,7 @@ for m in $materials; do
             g_closure=0
             # The closure in the solver's order (fewer pieces, then fewer
             # pawns, first), each from the tables built before it.
-            for c in $("$bin" -q --json tables "$m" | python3 -c '
+            for c in $("$bin" --tables "$tables" -q --json tables "$m" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 names = d["materials"][0]["closure"]

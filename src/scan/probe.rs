@@ -53,10 +53,10 @@ impl ScanPlan {
         let all = Enumerator::new(&self.material).work_items();
         match self.shard {
             None => all,
-            Some(Shard { k, n }) => all
+            Some(shard) => all
                 .into_iter()
                 .enumerate()
-                .filter(|(i, _)| (*i as u32) % n == k - 1)
+                .filter(|(i, _)| shard.holds(*i as u32))
                 .map(|(_, item)| item)
                 .collect(),
         }

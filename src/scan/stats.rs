@@ -340,6 +340,16 @@ pub struct Shard {
     pub n: u32,
 }
 
+impl Shard {
+    /// Whether work item number `item` (its place in the enumerator's fixed
+    /// order) belongs to this shard: every n-th item, from the k-th. The one
+    /// partition the probe engine, the sweep and the solver all count by.
+    #[inline]
+    pub fn holds(self, item: u32) -> bool {
+        item % self.n == self.k - 1
+    }
+}
+
 /// The statistics of one material, both sides to move.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct ScanStats {

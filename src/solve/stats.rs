@@ -157,12 +157,11 @@ impl Counting {
 
     /// Whether the orbit of `u` belongs to the shard counted.
     fn in_shard(&self, u: &Squares) -> bool {
-        let Some(Shard { k, n }) = self.shard else {
+        let Some(shard) = self.shard else {
             return true;
         };
         let c = self.canonical(u);
-        let item = self.item[self.enumerator.item_key(&c)];
-        item % n == k - 1
+        shard.holds(self.item[self.enumerator.item_key(&c)])
     }
 
     /// The FEN of the orbit's placement that `scan` visits, with `user_stm`

@@ -501,7 +501,7 @@ impl Counting<'_> {
         let prefixes = self.shard_prefixes.as_deref();
         self.canon.for_each_rep_in(&user_pos, prefixes, |x| {
             if let Some(shard) = self.plan.shard {
-                if self.canon.item(&x) % shard.n != shard.k - 1 {
+                if !shard.holds(self.canon.item(&x)) {
                     return;
                 }
             }

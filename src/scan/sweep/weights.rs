@@ -136,7 +136,7 @@ impl Canon {
         let fixed = self.enumerator.fixed_pieces();
         let in_shard = |squares: &Squares| {
             let item = self.item[self.enumerator.item_key(squares)];
-            item != u32::MAX && item % shard.n == shard.k - 1
+            item != u32::MAX && shard.holds(item)
         };
         (0..64usize.pow(fixed as u32))
             .map(|key| {
@@ -146,14 +146,14 @@ impl Canon {
                     *sq = (rest % 64) as u8;
                     rest /= 64;
                 }
-                in_shard(&first)
-                    || self.symmetries.iter().any(|g| {
-                        let mut image = [0u8; MAX];
-                        for (to, &from) in image[..fixed].iter_mut().zip(&first[..fixed]) {
-                            *to = u8::from(g.apply(Square::new(u32::from(from))));
-                        }
-                        in_shard(&image)
-                    })
+                // The symmetries start with the identity.
+                self.symmetries.iter().any(|g| {
+                    let mut image = [0u8; MAX];
+                    for (to, &from) in image[..fixed].iter_mut().zip(&first[..fixed]) {
+                        *to = u8::from(g.apply(Square::new(u32::from(from))));
+                    }
+                    in_shard(&image)
+                })
             })
             .collect()
     }
@@ -268,7 +268,7 @@ mod tests {
                     }
                     let c = canon.canonical(&x);
                     let item = canon.item[canon.enumerator.item_key(&c)];
-                    let in_shard = item != u32::MAX && item % shard.n == shard.k - 1;
+                    let in_shard = item != u32::MAX && shard.holds(item);
                     let passes = keep[canon.enumerator.item_key(&x)];
                     assert!(!in_shard || passes, "{name} {x:?} in {shard:?}");
                     inside += u32::from(in_shard);

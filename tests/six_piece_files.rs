@@ -377,23 +377,51 @@ fn win_sets_nest(
 #[test]
 #[ignore = "needs two cached 6-piece solves of KRNvKNN (38 minutes and 15.6 GB each)"]
 fn krnknn_win_sets_nest_from_cached_solves() {
+    // Stiller's longest KRN v KNN win (485 plies to conversion).
+    win_sets_nest_from_cached_solves(
+        "KRNvKNN",
+        "6k1/5n2/8/8/8/5n2/1RK5/1N6 w - - 0 1",
+        0x6b72_6e6b,
+    );
+}
+
+/// As [`krnknn_win_sets_nest_from_cached_solves`], for KRB v KNN (two
+/// solves of about an hour and 15.6 GB each).
+#[test]
+#[ignore = "needs two cached 6-piece solves of KRBvKNN (an hour and 15.6 GB each)"]
+fn krbknn_win_sets_nest_from_cached_solves() {
+    // Stiller's longest KRB v KNN win (445 plies to conversion).
+    win_sets_nest_from_cached_solves(
+        "KRBvKNN",
+        "8/8/8/8/2n2k2/2n5/5BR1/1K6 w - - 0 1",
+        0x6b72_626b,
+    );
+}
+
+/// Checks that the win sets of `material` nest under the 50-move rule and
+/// none on `longest` and 4,999 random positions, from the cached solves in
+/// `FIFTYMOVE_SIX_PIECE_CACHE`.
+fn win_sets_nest_from_cached_solves(material: &str, longest: &str, seed: u64) {
     use fiftymove::{
         solve::{Cache, Rule, Solver, SOLVER_VERSION},
         MemoryLimit,
     };
-    let cache =
-        PathBuf::from(std::env::var_os("FIFTYMOVE_SIX_PIECE_CACHE").expect(
-            "FIFTYMOVE_SIX_PIECE_CACHE: a cache with KRNvKNN solved under rules 50 and none",
-        ));
+    let cache = PathBuf::from(
+        std::env::var_os("FIFTYMOVE_SIX_PIECE_CACHE").unwrap_or_else(|| {
+            panic!(
+                "FIFTYMOVE_SIX_PIECE_CACHE: a cache with {material} solved under rules 50 and none"
+            )
+        }),
+    );
     for rule in ["50", "none"] {
-        let file = cache.join(format!("KRNvKNN.rule-{rule}.dtz.v{SOLVER_VERSION}.fms"));
+        let file = cache.join(format!("{material}.rule-{rule}.dtz.v{SOLVER_VERSION}.fms"));
         assert!(file.exists(), "{} is not there", file.display());
     }
-    let material: Material = "KRNvKNN".parse().unwrap();
-    let mut rng = StdRng::seed_from_u64(0x6b72_6e6b);
-    let mut positions = vec![fiftymove::parse_fen("6k1/5n2/8/8/8/5n2/1RK5/1N6 w - - 0 1").unwrap()];
+    let parsed: Material = material.parse().unwrap();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut positions = vec![fiftymove::parse_fen(longest).unwrap()];
     while positions.len() < 5_000 {
-        if let Some(pos) = common::random_position(&mut rng, &material) {
+        if let Some(pos) = common::random_position(&mut rng, &parsed) {
             positions.push(pos);
         }
     }

@@ -23,7 +23,7 @@
 //!    that is illegal because the king is in check, for example).
 
 use std::sync::atomic::{
-    AtomicI16, AtomicU8,
+    AtomicU8,
     Ordering::{Acquire, Relaxed, Release},
 };
 
@@ -51,11 +51,14 @@ pub(crate) const MATED: u8 = 16;
 /// DTZ of a checkmated side to move (magnitude 0, class loss).
 pub(crate) const DTZ_MATED: i16 = i16::MIN;
 
-/// Flags per index: the stored (unstored) side's raw value was rounded.
-const ROUNDED: [u8; 2] = [1, 4];
-/// Flags per index: the stored (unstored) side's value is still the raw
-/// one, to be settled.
-const PENDING: [u8; 2] = [2, 8];
+/// Code flag (passes 2 to 4): the raw DTZ was rounded ("n or n+1").
+pub(crate) const ROUNDED: u8 = 0x20;
+/// Code flag: the value is still the raw one, to be settled.
+pub(crate) const PENDING: u8 = 0x40;
+/// Code flag, meaningful once [`PENDING`] is clear: the exact DTZ is the
+/// raw one plus a ply. Kept beside `PENDING` in one byte, so that one load
+/// gives a consistent value while other threads settle it.
+pub(crate) const PLUS: u8 = 0x80;
 
 /// Indices per parallel work unit.
 pub(crate) const CHUNK: usize = 1 << 15;
@@ -64,6 +67,13 @@ pub(crate) const CHUNK: usize = 1 << 15;
 /// in this many is to settle (see [`Sweep::settle_all`]).
 const WALK_SETTLE_SHARE: usize = 16;
 
+/// Whether a code's value is still the raw one, to be settled ([`ILLEGAL`]
+/// has every bit set, [`PENDING`] too).
+#[inline]
+fn is_pending(code: u8) -> bool {
+    code != ILLEGAL && code & PENDING != 0
+}
+
 /// The sign of a WDL code: +1 wins, -1 losses, 0 draws.
 #[inline]
 pub(crate) fn sign(w: u8) -> i32 {
@@ -71,6 +81,47 @@ pub(crate) fn sign(w: u8) -> i32 {
         LOSS | BLESSED => -1,
         CURSED | WIN => 1,
         _ => 0,
+    }
+}
+
+/// The byte that holds the raw DTZ magnitude `m` (plies) of a decisive
+/// position of WDL class `wdl`, on the stored (`half` 0, and symmetric
+/// material) or unstored (1) side. One byte per index and side is what
+/// lets a 6-piece pawnless table fit (KRN v KNN: 4 bytes per index in all,
+/// where two i16 and a flag byte took 7).
+///
+/// The magnitudes a table can give are few, and their form is known:
+/// - wins and losses, under 50 moves by definition: `m` itself;
+/// - cursed wins and blessed losses on the stored side: 101 plus an even
+///   number of plies (the format stores them in moves, and a zeroing move
+///   scores 101);
+/// - the same on the unstored side: one more than a stored value (102 plus
+///   an even number), or 101 for a loser's zeroing move.
+///
+/// Anything else (a wrong parity, a value past 611 plies) is `None`, so a
+/// table this does not cover fails loudly rather than miscounts. Syzygy's
+/// 6-piece maps are bytes (v <= 255); KRN v KNN's longest, 485 plies past
+/// its zeroing value of 101, needs v = 242.
+pub(crate) fn encode_mag(half: usize, wdl: u8, m: i32) -> Option<u8> {
+    let code = match (wdl, half) {
+        (WIN | LOSS, _) => m,
+        (_, 0) if m >= 101 && (m - 101) % 2 == 0 => (m - 101) / 2,
+        (_, 1) if m == 101 => 0,
+        (_, 1) if m >= 102 && m % 2 == 0 => (m - 100) / 2,
+        _ => return None,
+    };
+    u8::try_from(code).ok()
+}
+
+/// The raw DTZ magnitude a byte of [`encode_mag`] holds.
+#[inline]
+pub(crate) fn decode_mag(half: usize, wdl: u8, code: u8) -> i32 {
+    let b = i32::from(code);
+    match (wdl, half) {
+        (WIN | LOSS, _) => b,
+        (_, 0) => 101 + 2 * b,
+        (_, _) if b == 0 => 101,
+        _ => 100 + 2 * b,
     }
 }
 
@@ -208,18 +259,19 @@ pub(crate) struct Sweep {
     /// The DTZ file's sub-tables.
     pub(crate) blocks: Vec<Block>,
     block_of_sub: Vec<usize>,
-    /// WDL codes (with flags) per global index: stored side, unstored side.
-    pub(crate) w: Vec<[u8; 2]>,
-    /// The chunk of blocks whose values `vals` and `flags` hold (see
+    /// WDL codes per global index: stored side, unstored side. From pass 2
+    /// on they also carry [`ROUNDED`], [`PENDING`] and [`PLUS`].
+    w: Vec<[AtomicU8; 2]>,
+    /// The chunk of blocks whose values `mag` holds (see
     /// [`Sweep::chunks`]); the later passes work on its blocks.
     chunk: std::ops::Range<usize>,
-    /// The global index of `vals[_][0]` and `flags[0]`.
+    /// The global index of `mag[_][0]`.
     window_start: usize,
-    /// DTZ per global index of the window: stored side (0), unstored side
-    /// (1). Exact once settled; before that shakmaty-syzygy's raw value.
-    vals: [Vec<AtomicI16>; 2],
-    /// [`ROUNDED`] and [`PENDING`] bits per global index of the window.
-    flags: Vec<AtomicU8>,
+    /// Per global index of the window, stored side (0) and unstored side
+    /// (1, empty for symmetric material): shakmaty-syzygy's raw DTZ
+    /// magnitude as [`encode_mag`] holds it. Written once (passes 2 and
+    /// 3); settling sets [`PLUS`] in the code instead.
+    mag: [Vec<AtomicU8>; 2],
     /// Whether the material forces natural DTZ parity with a loser of
     /// each colour (file frame).
     natural: [bool; 2],
@@ -404,8 +456,7 @@ impl Sweep {
             w: Vec::new(),
             chunk: 0..0,
             window_start: 0,
-            vals: [Vec::new(), Vec::new()],
-            flags: Vec::new(),
+            mag: [Vec::new(), Vec::new()],
             natural,
         })
     }
@@ -414,8 +465,10 @@ impl Sweep {
     /// mapped, not counted): 2 bytes per index for the WDL codes
     /// throughout; during pass 1 the WDL file's stored values that one
     /// block reads (1 byte per index and side; the whole file for
-    /// symmetric material); in the later passes 5 bytes per index of one
-    /// chunk of blocks (two DTZ values, flags; see [`Sweep::chunks`]); and
+    /// symmetric material); in the later passes 1 byte per index of one
+    /// chunk of blocks and side stored (the raw DTZ magnitudes, see
+    /// [`encode_mag`] and [`Sweep::chunks`]; one side for symmetric
+    /// material); and
     /// the closure's tables up to 1 byte per index and side throughout
     /// (see [`Closure::memory_bound`]).
     pub(crate) fn memory_bound(&self) -> u64 {
@@ -437,8 +490,9 @@ impl Sweep {
             .map(|c| self.span(c).len() as u64)
             .max()
             .unwrap_or(0);
+        let sides = if self.symmetric { 1 } else { 2 };
         (2 * n)
-            .saturating_add(raw.max(5 * chunk))
+            .saturating_add(raw.max(sides * chunk))
             .saturating_add(self.closure.memory_bound())
     }
 
@@ -506,7 +560,7 @@ impl Sweep {
     /// The WDL code of a legal position of this table (after pass 1).
     fn main_wdl(&self, pos: &Pos, turn: Color) -> Result<u8> {
         let (j, half) = self.locate_main(pos, turn)?;
-        let code = self.w[j][half];
+        let code = self.code(j, half);
         if code == ILLEGAL {
             return Err(Error::Other(
                 "a legal move led to an illegal position".into(),
@@ -616,11 +670,6 @@ impl Sweep {
                 })
             })?;
         }
-        // Same layout: the vector is reused in place.
-        let w = w
-            .into_iter()
-            .map(|[a, b]| [a.into_inner(), b.into_inner()])
-            .collect();
         self.w = w;
         Ok(())
     }
@@ -939,11 +988,65 @@ impl Sweep {
         })
     }
 
+    /// The WDL code (with flags) of a global index and side (0 stored, 1
+    /// unstored).
+    #[inline]
+    pub(crate) fn code(&self, j: usize, half: usize) -> u8 {
+        self.w[j][half].load(Relaxed)
+    }
+
+    /// The raw DTZ magnitude of a global index and side whose code is
+    /// `code`: 0 unless decisive and not checkmated.
+    #[inline]
+    fn raw(&self, half: usize, j: usize, code: u8) -> i32 {
+        if code == ILLEGAL || code & MATED != 0 || sign(code & 7) == 0 {
+            return 0;
+        }
+        decode_mag(half, code & 7, self.mag[half][self.cell(j)].load(Relaxed))
+    }
+
+    /// The DTZ of a global index and side whose code is `code` (one load:
+    /// the [`PENDING`] and [`PLUS`] bits agree).
+    #[inline]
+    fn value_of(&self, half: usize, j: usize, code: u8) -> i16 {
+        if code != ILLEGAL && code & MATED != 0 {
+            return DTZ_MATED;
+        }
+        let m = self.raw(half, j, code);
+        let settled_up = code & (PENDING | PLUS) == PLUS;
+        (sign(code & 7) * (m + i32::from(settled_up))) as i16
+    }
+
     /// The DTZ of a global index and side (0 stored, 1 unstored): exact
     /// once settled.
     #[inline]
     pub(crate) fn value(&self, half: usize, j: usize) -> i16 {
-        self.vals[half][self.cell(j)].load(Relaxed)
+        self.value_of(half, j, self.code(j, half))
+    }
+
+    /// Stores a raw DTZ of passes 2 and 3 (the index's own, written once).
+    ///
+    /// # Errors
+    ///
+    /// A value [`encode_mag`] cannot hold.
+    fn store_raw(&self, half: usize, j: usize, v: i16, rounded: bool) -> Result<()> {
+        let code = self.code(j, half);
+        if v == 0 || v == DTZ_MATED {
+            return Ok(());
+        }
+        let m = i32::from(v).abs();
+        let byte = encode_mag(half, code & 7, m).ok_or_else(|| {
+            Error::Other(format!(
+                "raw DTZ {v} of WDL class {} ({} side) out of the sweep's range",
+                code & 7,
+                if half == 0 { "stored" } else { "unstored" }
+            ))
+        })?;
+        self.mag[half][self.cell(j)].store(byte, Relaxed);
+        if rounded {
+            self.w[j][half].fetch_or(ROUNDED | PENDING, Relaxed);
+        }
+        Ok(())
     }
 
     /// The cell of global index `j` in the window's arrays. Every index the
@@ -952,12 +1055,6 @@ impl Sweep {
     #[inline]
     fn cell(&self, j: usize) -> usize {
         j - self.window_start
-    }
-
-    /// The [`ROUNDED`] and [`PENDING`] bits of global index `j`.
-    #[inline]
-    fn flags_of(&self, j: usize) -> &AtomicU8 {
-        &self.flags[self.cell(j)]
     }
 
     /// The blocks that the later passes (2 to 4, and the counting) take
@@ -990,16 +1087,16 @@ impl Sweep {
     /// later passes then work on (the previous chunk's values are dropped
     /// first, so that two never coexist).
     pub(crate) fn open_window(&mut self, chunk: std::ops::Range<usize>) {
-        self.vals = [Vec::new(), Vec::new()];
-        self.flags = Vec::new();
+        self.mag = [Vec::new(), Vec::new()];
         let span = self.span(&chunk);
         self.window_start = span.start;
         self.chunk = chunk;
         let n = span.len();
         // Filled by all threads, as in pass 1.
-        let zeros = || (0..n).into_par_iter().map(|_| AtomicI16::new(0)).collect();
-        self.vals = [zeros(), zeros()];
-        self.flags = (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
+        let zeros = |n: usize| (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
+        // Symmetric material has no unstored side.
+        let unstored = if self.symmetric { 0 } else { n };
+        self.mag = [zeros(n), zeros(unstored)];
     }
 
     /// The blocks of the chunk the window holds.
@@ -1017,9 +1114,11 @@ impl Sweep {
                 .try_for_each(|c| -> Result<()> {
                     let first = c * CHUNK;
                     let last = (first + CHUNK).min(b.len);
-                    let codes: Vec<u8> = self.w[b.base + first..b.base + last]
-                        .iter()
-                        .map(|c| if c[0] == ILLEGAL { DRAW } else { c[0] & 7 })
+                    let codes: Vec<u8> = (b.base + first..b.base + last)
+                        .map(|j| match self.code(j, 0) {
+                            ILLEGAL => DRAW,
+                            c => c & 7,
+                        })
                         .collect();
                     let mut vals = vec![DtzValue::default(); last - first];
                     let range = start + first as u64..start + last as u64;
@@ -1028,11 +1127,8 @@ impl Sweep {
                         .map_err(table_error)?;
                     for (k, raw) in vals.into_iter().enumerate() {
                         let j = b.base + first + k;
-                        let (v, rounded) = self.stored_raw(b, first + k, self.w[j][0], raw)?;
-                        self.vals[0][self.cell(j)].store(v, Relaxed);
-                        if rounded {
-                            self.flags_of(j).fetch_or(ROUNDED[0] | PENDING[0], Relaxed);
-                        }
+                        let (v, rounded) = self.stored_raw(b, first + k, self.code(j, 0), raw)?;
+                        self.store_raw(0, j, v, rounded)?;
                     }
                     progress.add((last - first) as u64);
                     Ok(())
@@ -1085,20 +1181,6 @@ impl Sweep {
         Ok((b.base + idx as usize, usize::from(!mover != b.side)))
     }
 
-    /// The raw magnitude of a rounded value (settled or not): raw stored
-    /// values are odd (1 or 101 plus an even number of plies), raw
-    /// unstored ones even (one more than a stored one).
-    #[inline]
-    fn raw_of_rounded(half: usize, v: i16, symmetric: bool) -> i32 {
-        let m = i32::from(v).abs();
-        let odd = half == 0 || symmetric;
-        if (m % 2 == 1) == odd {
-            m
-        } else {
-            m - 1
-        }
-    }
-
     /// Pass 3: shakmaty-syzygy's raw DTZ of the side the DTZ file does not
     /// store: a one-ply search over the stored side's raw values, for the
     /// blocks of the window's chunk.
@@ -1110,15 +1192,14 @@ impl Sweep {
             if let Some(mover) = b.mover {
                 // No successor encoded per placement (see `walk_runs`).
                 self.walk_runs(b, mover, progress, |j, pos, run| {
-                    let code = self.w[j][1];
+                    let code = self.code(j, 1);
                     if code == ILLEGAL || sign(code & 7) == 0 {
                         return Ok(());
                     }
                     // A quiet move leads to the stored side, in this block.
                     let succ = |m: Mv| Ok((b.base + run.successor(m)? as usize, 0));
                     let (v, rounded) = self.unstored_raw(b, pos, code, succ)?;
-                    self.store_unstored(j, v, rounded);
-                    Ok(())
+                    self.store_raw(1, j, v, rounded)
                 })?;
                 continue;
             }
@@ -1127,22 +1208,12 @@ impl Sweep {
                 self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
                     let j = b.base + local;
                     let succ = |m: Mv| self.quiet_succ(b, pos, m, !b.side);
-                    let (v, rounded) = self.unstored_raw(b, pos, self.w[j][1], succ)?;
-                    self.store_unstored(j, v, rounded);
-                    Ok(())
+                    let (v, rounded) = self.unstored_raw(b, pos, self.code(j, 1), succ)?;
+                    self.store_raw(1, j, v, rounded)
                 })
             })?;
         }
         Ok(())
-    }
-
-    /// Stores an unstored value of pass 3.
-    #[inline]
-    fn store_unstored(&self, j: usize, v: i16, rounded: bool) {
-        self.vals[1][self.cell(j)].store(v, Relaxed);
-        if rounded {
-            self.flags_of(j).fetch_or(ROUNDED[1] | PENDING[1], Relaxed);
-        }
     }
 
     /// Calls `f(global index, position, run)` for every placement of block
@@ -1262,17 +1333,12 @@ impl Sweep {
                     return;
                 }
             };
-            let v = self.value(half2, j2);
-            let cand = if v == DTZ_MATED {
+            // Pass 4 has not begun: every value is the raw one.
+            let code2 = self.code(j2, half2);
+            let cand = if code2 != ILLEGAL && code2 & MATED != 0 {
                 (1, false)
-            } else if i32::from(v).signum() == -s {
-                let rounded = self.flags_of(j2).load(Relaxed) & ROUNDED[half2] != 0;
-                let raw = if rounded {
-                    Self::raw_of_rounded(half2, v, self.symmetric)
-                } else {
-                    i32::from(v).abs()
-                };
-                (raw + 1, rounded)
+            } else if code2 != ILLEGAL && sign(code2 & 7) == -s {
+                (self.raw(half2, j2, code2) + 1, code2 & ROUNDED != 0)
             } else {
                 return;
             };
@@ -1312,9 +1378,8 @@ impl Sweep {
             match b.mover {
                 Some(mover) if (pending.0 + pending.1) * WALK_SETTLE_SHARE >= b.len => {
                     self.walk_runs(b, mover, progress, |j, pos, run| {
-                        let flags = self.flags_of(j).load(Relaxed);
                         for half in 0..2 {
-                            if flags & PENDING[half] != 0 {
+                            if is_pending(self.code(j, half)) {
                                 // A quiet move keeps the placement's block
                                 // and changes the side to move: the other
                                 // half.
@@ -1337,7 +1402,7 @@ impl Sweep {
                             let last = (first + CHUNK).min(b.len);
                             for j in b.base + first..b.base + last {
                                 for half in 0..halves {
-                                    if self.flags_of(j).load(Relaxed) & PENDING[half] != 0 {
+                                    if is_pending(self.code(j, half)) {
                                         self.settle(half, j)?;
                                     }
                                 }
@@ -1354,16 +1419,12 @@ impl Sweep {
     /// How many values of block `b` are still to settle (stored side,
     /// unstored side).
     fn pending_in(&self, b: &Block) -> (usize, usize) {
-        let first = self.cell(b.base);
-        self.flags[first..first + b.len]
+        self.w[b.base..b.base + b.len]
             .par_chunks(CHUNK)
             .map(|part| {
-                part.iter().fold((0, 0), |(a, c), f| {
-                    let f = f.load(Relaxed);
-                    (
-                        a + usize::from(f & PENDING[0] != 0),
-                        c + usize::from(f & PENDING[1] != 0),
-                    )
+                part.iter().fold((0, 0), |(a, c), [x, y]| {
+                    let pending = |code: &AtomicU8| usize::from(is_pending(code.load(Relaxed)));
+                    (a + pending(x), c + pending(y))
                 })
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
@@ -1373,11 +1434,9 @@ impl Sweep {
     /// the successors it depends on) if it is still rounded.
     ///
     /// Threads may settle the same value at once; they compute the same
-    /// result. The flag is read first (Acquire, paired with the Release that
-    /// clears it after the exact value is stored), so a cleared flag
-    /// guarantees the exact value. A set flag does not guarantee the raw
-    /// value, since another thread may have stored the exact one meanwhile,
-    /// so the raw magnitude is recovered from either by its parity.
+    /// result. The raw magnitude never changes once pass 3 is over, and
+    /// the settled one is [`PLUS`] in the same code byte as [`PENDING`],
+    /// so one load of the code always gives a consistent value.
     fn settle(&self, half: usize, j: usize) -> Result<i16> {
         let (b, local) = self.block_at(j);
         let turn = if half == 0 { b.side } else { !b.side };
@@ -1397,12 +1456,12 @@ impl Sweep {
         turn: Color,
         hit: impl FnOnce(i32, i32) -> Result<bool>,
     ) -> Result<i16> {
-        if self.flags_of(j).load(Acquire) & PENDING[half] == 0 {
-            return Ok(self.value(half, j));
+        let code = self.w[j][half].load(Acquire);
+        if !is_pending(code) {
+            return Ok(self.value_of(half, j, code));
         }
-        let v = self.value(half, j);
-        let s = i32::from(v).signum();
-        let n = Self::raw_of_rounded(half, v, self.symmetric);
+        let s = sign(code & 7);
+        let n = self.raw(half, j, code);
         let loser = if s > 0 { !turn } else { turn };
         let mag = if self.natural[cidx(loser)] {
             // The phase ends with the winner's move: odd for the winner to
@@ -1420,10 +1479,10 @@ impl Sweep {
                 _ => n + 1,
             }
         };
-        let exact = (s * mag) as i16;
-        self.vals[half][self.cell(j)].store(exact, Relaxed);
-        self.flags_of(j).fetch_and(!PENDING[half], Release);
-        Ok(exact)
+        let plus = if mag > n { PLUS } else { 0 };
+        // One update of the byte: no reader sees PENDING clear without PLUS.
+        let _ = self.w[j][half].fetch_update(Release, Relaxed, |c| Some((c | plus) & !PENDING));
+        Ok((s * mag) as i16)
     }
 
     /// The probe engine's `first_move_scoring`, in memory: whether some
@@ -1461,16 +1520,18 @@ impl Sweep {
     /// exactly `target` (see [`Sweep::some_move_scores`]).
     #[inline]
     fn move_scores(&self, j2: usize, half2: usize, s: i32, target: i32, need: i32) -> Result<bool> {
-        let v = self.value(half2, j2);
-        if v == DTZ_MATED {
-            return Ok(s > 0 && target == 1);
-        }
-        if i32::from(v).signum() != -s {
+        let code = self.code(j2, half2);
+        if code == ILLEGAL {
             return Ok(false);
         }
-        let rounded = self.flags_of(j2).load(Relaxed) & ROUNDED[half2] != 0;
-        let exact = if rounded {
-            let a = Self::raw_of_rounded(half2, v, self.symmetric);
+        if code & MATED != 0 {
+            return Ok(s > 0 && target == 1);
+        }
+        if sign(code & 7) != -s {
+            return Ok(false);
+        }
+        let exact = if code & ROUNDED != 0 {
+            let a = self.raw(half2, j2, code);
             let (certain, open) = if s > 0 {
                 (a + 1 == need, a == need)
             } else {
@@ -1484,7 +1545,7 @@ impl Sweep {
             }
             i32::from(self.settle(half2, j2)?).abs()
         } else {
-            i32::from(v).abs()
+            self.raw(half2, j2, code)
         };
         Ok(exact == need)
     }
@@ -1502,4 +1563,72 @@ impl Sweep {
 fn counts_match(pos: &Pos, counts: &Counts) -> bool {
     let c = super::codec::counts_of(pos.pc[..pos.n].iter().copied());
     c == *counts || c == [counts[1], counts[0]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every magnitude a table can give, by class and side, as the
+    /// reader's decoding makes them (see `encode_mag`): 1 + plies or
+    /// 1 + 2 x moves for wins and losses, 101 + 2 x moves for the stored
+    /// side's cursed and blessed values, one more (or a loser's 101) on
+    /// the unstored side.
+    #[test]
+    fn every_reachable_magnitude_round_trips_through_its_byte() {
+        for half in 0..2 {
+            for wdl in [WIN, LOSS] {
+                for m in 0..=255 {
+                    let byte = encode_mag(half, wdl, m).expect("a win or loss under 256 plies");
+                    assert_eq!(decode_mag(half, wdl, byte), m);
+                }
+                assert_eq!(encode_mag(half, wdl, 256), None);
+            }
+        }
+        for wdl in [CURSED, BLESSED] {
+            for moves in 0..=255 {
+                let m = 101 + 2 * moves;
+                let byte = encode_mag(0, wdl, m).expect("a stored cursed value");
+                assert_eq!(decode_mag(0, wdl, byte), m);
+            }
+            let mut unstored = vec![101];
+            unstored.extend((0..=254).map(|moves| 102 + 2 * moves));
+            for m in unstored {
+                let byte = encode_mag(1, wdl, m).expect("an unstored cursed value");
+                assert_eq!(decode_mag(1, wdl, byte), m);
+            }
+        }
+    }
+
+    #[test]
+    fn magnitudes_outside_the_forms_are_refused() {
+        for wdl in [CURSED, BLESSED] {
+            // Stored: even, under 101, or past 101 + 2 x 255 plies.
+            for m in [0, 100, 102, 610, 613, 1033] {
+                assert_eq!(encode_mag(0, wdl, m), None, "stored {m}");
+            }
+            // Unstored: odd past 101, under 101, or past 100 + 2 x 255.
+            for m in [0, 100, 103, 611, 612, 1034] {
+                assert_eq!(encode_mag(1, wdl, m), None, "unstored {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn no_code_with_flags_passes_for_illegal() {
+        let flags = [ZB, MATED, ROUNDED, PENDING, PLUS];
+        for class in [LOSS, BLESSED, DRAW, CURSED, WIN] {
+            for subset in 0..1u32 << flags.len() {
+                let code = flags
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| subset & 1 << k != 0)
+                    .fold(class, |c, (_, f)| c | f);
+                assert_ne!(code, ILLEGAL);
+                assert_eq!(code & 7, class);
+                assert_eq!(is_pending(code), code & PENDING != 0);
+            }
+        }
+        assert!(!is_pending(ILLEGAL));
+    }
 }

@@ -17,15 +17,16 @@
 //! (1 byte per index and side for those the captures and promotions reach:
 //! the stored value, resolved in place). Pass 1 adds the WDL file's stored
 //! values that one block reads (1 byte per index and side). The later
-//! passes (DTZ, rounding, counting) run chunk by chunk and add 5 bytes per
-//! index of one chunk (two DTZ values, flags): a chunk is one sub-table of the DTZ file
-//! (a file of the leading pawn) for asymmetric pawn tables, since a quiet
-//! move moves no pawn and its successor stays in the same sub-table; else
-//! the whole table (see `Sweep::chunks`). KRBvKR: 115 M indices,
-//! about 0.7 GB at peak; KNNvKP: 172 M indices in four chunks, about 1.1 GB
-//! at peak with its promotion tables. A pawnless 6-piece table has up to
-//! about 7 G indices in one chunk: about 47 GB, beyond a 24 GB machine;
-//! see the README.
+//! passes (DTZ, rounding, counting) run chunk by chunk and add 1 byte per
+//! index of one chunk and side stored (the raw DTZ magnitude; the rounding
+//! state lives in spare bits of the WDL codes, see `dtz::encode_mag`): a
+//! chunk is one sub-table of the DTZ file (a file of the leading pawn) for
+//! asymmetric pawn tables, since a quiet move moves no pawn and its
+//! successor stays in the same sub-table; else the whole table (see
+//! `Sweep::chunks`). So a pawnless table takes 4 bytes per index (3 if
+//! symmetric) plus its closure: KNN v KNN (1.55 G indices) about 4.8 GB,
+//! KRN v KNN (3.38 G) about 14.0 GB, KQR v KQR (6.77 G) about 27.5 GB,
+//! beyond a 24 GB machine; see the README.
 
 // The index arithmetic walks parallel arrays (squares, digits, codes) by
 // position, as the Syzygy format defines it; indexed loops say that best.
@@ -152,8 +153,8 @@ pub fn sweep_memory_bound(
 
 /// [`sweep_memory_bound`] worked out from the material alone, for when the
 /// tables are not there to read their headers: the same sum (2 bytes per
-/// index, the larger of one block's WDL values and 5 bytes per index of
-/// one chunk, and 1 byte per stored index of every other table of the
+/// index, the larger of one block's WDL values and 1 byte per index and
+/// side of one chunk, and 1 byte per stored index of every other table of the
 /// closure; see `Sweep::memory_bound`), with each table's index sizes by
 /// Syzygy's index arithmetic. Where the headers are present the two agree
 /// (tested on every table installed).
@@ -165,12 +166,13 @@ pub fn sweep_memory_estimate(material: &crate::chess::material::Material) -> u64
     let blocks = index_sizes(&target);
     let n: u64 = blocks.iter().sum();
     let largest = blocks.iter().copied().max().unwrap_or(0);
-    // Symmetric tables are swept as one chunk and their WDL file stores one
-    // side; the others block by block, each reading both sides' WDL values.
-    let (raw, chunk) = if symmetric {
+    // Symmetric tables are swept as one chunk and their WDL and DTZ values
+    // are one side's; the others block by block, each reading both sides'
+    // WDL values and holding both sides' DTZ.
+    let (raw, window) = if symmetric {
         (n, n)
     } else {
-        (2 * largest, largest)
+        (2 * largest, 2 * largest)
     };
     let closure: u64 = target
         .closure()
@@ -187,7 +189,7 @@ pub fn sweep_memory_estimate(material: &crate::chess::material::Material) -> u64
         })
         .fold(0, u64::saturating_add);
     (2 * n)
-        .saturating_add(raw.max(5 * chunk))
+        .saturating_add(raw.max(window))
         .saturating_add(closure)
 }
 
@@ -557,7 +559,7 @@ fn count_one(
     diag: u64,
     pos: impl Fn() -> Pos + Copy,
 ) {
-    let codes = sweep.w[j];
+    let codes = [sweep.code(j, 0), sweep.code(j, 1)];
     for half in 0..2 {
         if half == 1 && sweep.symmetric {
             continue;
@@ -587,7 +589,7 @@ fn count_one(
 
 /// Whether a position's codes say it is illegal for both sides to move.
 fn illegal(sweep: &Sweep, j: usize) -> bool {
-    let codes = sweep.w[j];
+    let codes = [sweep.code(j, 0), sweep.code(j, 1)];
     codes[0] == ILLEGAL && (sweep.symmetric || codes[1] == ILLEGAL)
 }
 

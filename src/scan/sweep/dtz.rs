@@ -60,6 +60,11 @@ pub(crate) const PENDING: u8 = 0x40;
 /// gives a consistent value while other threads settle it.
 pub(crate) const PLUS: u8 = 0x80;
 
+/// Memory a sweep takes besides its tables and arrays: the program, the
+/// thread stacks and the allocator's slack (`scan KRBvKR` peaked 11 MB
+/// above its arrays and files).
+pub(crate) const PROCESS_BYTES: u64 = 64 << 20;
+
 /// Indices per parallel work unit.
 pub(crate) const CHUNK: usize = 1 << 15;
 
@@ -461,8 +466,9 @@ impl Sweep {
         })
     }
 
-    /// The most memory the sweep takes, in bytes (the table files are
-    /// mapped, not counted): 2 bytes per index for the WDL codes
+    /// The most memory the sweep takes, in bytes: the program
+    /// ([`PROCESS_BYTES`]) and the two files of the table (read into
+    /// memory); 2 bytes per index for the WDL codes
     /// throughout; during pass 1 the WDL file's stored values that one
     /// block reads (1 byte per index and side; the whole file for
     /// symmetric material); in the later passes 1 byte per index of one
@@ -494,6 +500,8 @@ impl Sweep {
         (2 * n)
             .saturating_add(raw.max(sides * chunk))
             .saturating_add(self.closure.memory_bound())
+            .saturating_add(self.wdl_file.file_bytes() + self.dtz_file.file_bytes())
+            .saturating_add(PROCESS_BYTES)
     }
 
     /// Number of global indices.

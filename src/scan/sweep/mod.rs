@@ -45,7 +45,7 @@ use shakmaty::Color;
 
 use self::{
     board::Pos,
-    dtz::{sign, Block, Sweep, CHUNK, DTZ_MATED, ILLEGAL, MATED},
+    dtz::{sign, Block, Sweep, CHUNK, DTZ_MATED, ILLEGAL, MATED, PROCESS_BYTES},
     weights::{like_factorial, on_one_diagonal, Canon, Squares},
 };
 use crate::{
@@ -154,10 +154,12 @@ pub fn sweep_memory_bound(
 /// [`sweep_memory_bound`] worked out from the material alone, for when the
 /// tables are not there to read their headers: the same sum (2 bytes per
 /// index, the larger of one block's WDL values and 1 byte per index and
-/// side of one chunk, and 1 byte per stored index of every other table of the
-/// closure; see `Sweep::memory_bound`), with each table's index sizes by
-/// Syzygy's index arithmetic. Where the headers are present the two agree
-/// (tested on every table installed).
+/// side of one chunk, 1 byte per stored index of every other table of the
+/// closure, the files read, and the program; see `Sweep::memory_bound`),
+/// with each table's index sizes by Syzygy's index arithmetic and each
+/// file's official size (none for a file the official list lacks). Where
+/// the headers are present the two agree (tested on every table
+/// installed).
 pub fn sweep_memory_estimate(material: &crate::chess::material::Material) -> u64 {
     use crate::tables::reader::index::index_sizes;
     let target = material.normalized();
@@ -174,6 +176,8 @@ pub fn sweep_memory_estimate(material: &crate::chess::material::Material) -> u64
     } else {
         (2 * largest, 2 * largest)
     };
+    let file_bytes =
+        |file: String| crate::tables::checksums::official(&file).map_or(0, |f| f.bytes);
     let closure: u64 = target
         .closure()
         .into_iter()
@@ -185,12 +189,17 @@ pub fn sweep_memory_estimate(material: &crate::chess::material::Material) -> u64
             } else {
                 2
             };
-            sides * index_sizes(&m).iter().sum::<u64>()
+            (sides * index_sizes(&m).iter().sum::<u64>())
+                .saturating_add(file_bytes(format!("{}.rtbw", m.table_name())))
         })
         .fold(0, u64::saturating_add);
+    let name = target.table_name();
+    let files = file_bytes(format!("{name}.rtbw")) + file_bytes(format!("{name}.rtbz"));
     (2 * n)
         .saturating_add(raw.max(window))
         .saturating_add(closure)
+        .saturating_add(files)
+        .saturating_add(PROCESS_BYTES)
 }
 
 fn open_sweep(inv: &Inventory, material: &crate::chess::material::Material) -> Result<Sweep> {

@@ -143,9 +143,10 @@ impl Closure {
         Ok(Closure { by_counts })
     }
 
-    /// The most memory the tables take, in bytes: 1 byte per index and
-    /// side (the decoded value, resolved in place), for every table (each
-    /// is decoded only when a look-up first reaches it).
+    /// The most memory the tables take, in bytes: their files (read into
+    /// memory) and 1 byte per index and side (the decoded value, resolved
+    /// in place), for every table (each is decoded only when a look-up
+    /// first reaches it).
     pub(crate) fn memory_bound(&self) -> u64 {
         let mut seen: Vec<&Arc<ClosureTable>> = Vec::new();
         let mut total = 0u64;
@@ -155,7 +156,9 @@ impl Closure {
             }
             seen.push(table);
             let len = table.file.index_len(Color::White) + table.file.index_len(Color::Black);
-            total = total.saturating_add(len);
+            total = total
+                .saturating_add(len)
+                .saturating_add(table.file.file_bytes());
         }
         total
     }

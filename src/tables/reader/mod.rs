@@ -450,6 +450,11 @@ impl SweepTable {
         &self.path
     }
 
+    /// The bytes of the file, which the table holds in memory.
+    pub fn file_bytes(&self) -> u64 {
+        self.data.len() as u64
+    }
+
     /// The kind of table.
     pub fn kind(&self) -> TableKind {
         self.kind

@@ -79,6 +79,13 @@ fn is_pending(code: u8) -> bool {
     code != ILLEGAL && code & PENDING != 0
 }
 
+/// Whether a code says the side to move is checkmated ([`ILLEGAL`] has
+/// every bit set, [`MATED`] too).
+#[inline]
+fn is_mated(code: u8) -> bool {
+    code != ILLEGAL && code & MATED != 0
+}
+
 /// The sign of a WDL code: +1 wins, -1 losses, 0 draws.
 #[inline]
 pub(crate) fn sign(w: u8) -> i32 {
@@ -1007,7 +1014,8 @@ impl Sweep {
     /// `code`: 0 unless decisive and not checkmated.
     #[inline]
     fn raw(&self, half: usize, j: usize, code: u8) -> i32 {
-        if code == ILLEGAL || code & MATED != 0 || sign(code & 7) == 0 {
+        // ILLEGAL's class bits (7) have sign 0.
+        if is_mated(code) || sign(code & 7) == 0 {
             return 0;
         }
         decode_mag(half, code & 7, self.mag[half][self.cell(j)].load(Relaxed))
@@ -1017,7 +1025,7 @@ impl Sweep {
     /// the [`PENDING`] and [`PLUS`] bits agree).
     #[inline]
     fn value_of(&self, half: usize, j: usize, code: u8) -> i16 {
-        if code != ILLEGAL && code & MATED != 0 {
+        if is_mated(code) {
             return DTZ_MATED;
         }
         let m = self.raw(half, j, code);
@@ -1038,10 +1046,10 @@ impl Sweep {
     ///
     /// A value [`encode_mag`] cannot hold.
     fn store_raw(&self, half: usize, j: usize, v: i16, rounded: bool) -> Result<()> {
-        let code = self.code(j, half);
         if v == 0 || v == DTZ_MATED {
             return Ok(());
         }
+        let code = self.code(j, half);
         let m = i32::from(v).abs();
         let byte = encode_mag(half, code & 7, m).ok_or_else(|| {
             Error::Other(format!(
@@ -1343,9 +1351,10 @@ impl Sweep {
             };
             // Pass 4 has not begun: every value is the raw one.
             let code2 = self.code(j2, half2);
-            let cand = if code2 != ILLEGAL && code2 & MATED != 0 {
+            // s is not 0 here, and ILLEGAL's class bits have sign 0.
+            let cand = if is_mated(code2) {
                 (1, false)
-            } else if code2 != ILLEGAL && sign(code2 & 7) == -s {
+            } else if sign(code2 & 7) == -s {
                 (self.raw(half2, j2, code2) + 1, code2 & ROUNDED != 0)
             } else {
                 return;
@@ -1529,12 +1538,11 @@ impl Sweep {
     #[inline]
     fn move_scores(&self, j2: usize, half2: usize, s: i32, target: i32, need: i32) -> Result<bool> {
         let code = self.code(j2, half2);
-        if code == ILLEGAL {
-            return Ok(false);
-        }
-        if code & MATED != 0 {
+        if is_mated(code) {
             return Ok(s > 0 && target == 1);
         }
+        // The mover is decisive (s is not 0): ILLEGAL's class bits have
+        // sign 0 and stop here.
         if sign(code & 7) != -s {
             return Ok(false);
         }
@@ -1635,8 +1643,11 @@ mod tests {
                 assert_ne!(code, ILLEGAL);
                 assert_eq!(code & 7, class);
                 assert_eq!(is_pending(code), code & PENDING != 0);
+                assert_eq!(is_mated(code), code & MATED != 0);
             }
         }
         assert!(!is_pending(ILLEGAL));
+        assert!(!is_mated(ILLEGAL));
+        assert_eq!(sign(ILLEGAL & 7), 0);
     }
 }

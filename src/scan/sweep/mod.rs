@@ -23,10 +23,11 @@
 //! chunk is one sub-table of the DTZ file (a file of the leading pawn) for
 //! asymmetric pawn tables, since a quiet move moves no pawn and its
 //! successor stays in the same sub-table; else the whole table (see
-//! `Sweep::chunks`). So a pawnless table takes 4 bytes per index (3 if
-//! symmetric) plus its closure: KNN v KNN (1.55 G indices) about 4.8 GB,
-//! KRN v KNN (3.38 G) about 14.0 GB, KQR v KQR (6.77 G) about 27.5 GB,
-//! beyond a 24 GB machine; see the README.
+//! `Sweep::chunks`). The table files are read into memory too. So a
+//! pawnless table takes 4 bytes per index (3 if symmetric) plus its
+//! closure and files: KNN v KNN (1.55 G indices) about 4.8 GB, KRN v KNN
+//! (3.38 G) about 14.7 GB, KQR v KQR (6.77 G, symmetric) about 21.5 GB,
+//! within a 24 GB machine only when it is idle; see the README.
 
 // The index arithmetic walks parallel arrays (squares, digits, codes) by
 // position, as the Syzygy format defines it; indexed loops say that best.
@@ -168,14 +169,11 @@ pub fn sweep_memory_estimate(material: &crate::chess::material::Material) -> u64
     let blocks = index_sizes(&target);
     let n: u64 = blocks.iter().sum();
     let largest = blocks.iter().copied().max().unwrap_or(0);
-    // Symmetric tables are swept as one chunk and their WDL and DTZ values
+    // Pass 1's WDL values and the later passes' DTZ bytes take the same
+    // room here: symmetric tables are swept as one chunk and their values
     // are one side's; the others block by block, each reading both sides'
-    // WDL values and holding both sides' DTZ.
-    let (raw, window) = if symmetric {
-        (n, n)
-    } else {
-        (2 * largest, 2 * largest)
-    };
+    // WDL values, then holding both sides' DTZ.
+    let per_pass = if symmetric { n } else { 2 * largest };
     let file_bytes =
         |file: String| crate::tables::checksums::official(&file).map_or(0, |f| f.bytes);
     let closure: u64 = target
@@ -196,7 +194,7 @@ pub fn sweep_memory_estimate(material: &crate::chess::material::Material) -> u64
     let name = target.table_name();
     let files = file_bytes(format!("{name}.rtbw")) + file_bytes(format!("{name}.rtbz"));
     (2 * n)
-        .saturating_add(raw.max(window))
+        .saturating_add(per_pass)
         .saturating_add(closure)
         .saturating_add(files)
         .saturating_add(PROCESS_BYTES)

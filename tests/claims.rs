@@ -61,7 +61,7 @@ fn generator(material: &str) -> genstats::GeneratorStats {
 
 /// The winner's longest conversion in moves according to the generator's
 /// statistics: the winner to move needs ceil(N/2), the loser to move
-/// floor(N/2) (history.md's convention), maximised over both sides.
+/// floor(N/2) (docs/history.md's convention), maximised over both sides.
 fn generator_max_moves(material: &str) -> u32 {
     let g = generator(material);
     let w = g.white.win_in.max().unwrap_or(0).div_ceil(2);
@@ -632,7 +632,7 @@ fn kbbkn_claims_match_the_generator_statistics() {
 
 /// Without its Syzygy files (KBNvKN is not in data/tables.txt) the solver
 /// decides Thompson's 1986 claim, and the evidence says so. The expected 77
-/// moves is Thompson's published figure (history.md), not our output.
+/// moves is Thompson's published figure (docs/history.md), not our output.
 #[test]
 fn solver_decides_kbnkn_without_its_tables() {
     let r = claims_json(&["thompson-1986-kbnkn"]);

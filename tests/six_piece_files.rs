@@ -88,7 +88,7 @@ fn agrees(prober: &Prober, pos: &Chess, (wdl, dtz): (i32, i32), what: &str) -> b
     let exact = prober.dtz(pos).unwrap();
     if pos.is_checkmate() {
         // Conventions differ here only: python-chess (like the Syzygy
-        // probing code) gives a mated side -1, design.md gives it 0.
+        // probing code) gives a mated side -1, docs/design.md gives it 0.
         assert_eq!((exact, dtz), (0, -1), "{what}: DTZ of a mate");
         return true;
     }

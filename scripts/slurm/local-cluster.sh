@@ -5,7 +5,7 @@
 #   scripts/slurm/local-cluster.sh stop     stop the daemons, leave no pid files
 #   scripts/slurm/local-cluster.sh status   print the node's state (exit 1 if down)
 #
-# Needs root (package install, daemons). Follows ../shared/docs/slurm-single-node.md:
+# Needs root (package install, daemons). Follows docs/slurm-single-node.md:
 # Debian's slurmctld, slurmd, slurm-client and munge without Recommends; a
 # slurm.conf made from this host's name, CPUs and memory, on loopback only;
 # munged run as user munge with /run/munge made first (no systemd here);

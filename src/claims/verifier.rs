@@ -12,7 +12,7 @@
 //!
 //! * *Moves* (`max_moves`, `at_most_moves`): the winner to move needs
 //!   `ceil(p/2)` of its own moves for a phase of `p` plies, the loser to move
-//!   `floor(p/2)` (history.md's convention).
+//!   `floor(p/2)` (docs/history.md's convention).
 //! * *Rule allowances* (`allowance`, `exceeds_moves`): an `N`-move rule cuts a
 //!   win short when a phase lasts more than `2N` plies, whoever is to move.
 //!   For `N = 50` the tables decide this exactly: the cut wins are the cursed

@@ -1,7 +1,7 @@
 //! The probe engine: one position at a time, through shakmaty-syzygy, with
 //! DTZ rounding resolved exactly by searching the successors.
 //!
-//! Conventions (design.md section 1): DTZ is signed plies from the side to
+//! Conventions (docs/design.md section 1): DTZ is signed plies from the side to
 //! move, positive when it wins. A checkmated side to move has DTZ 0. Cursed
 //! wins and blessed losses have magnitude above 100.
 

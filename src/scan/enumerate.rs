@@ -1,5 +1,5 @@
-//! Every position of a material under the counting convention of design.md
-//! section 2, cut into work items that rayon and `--shard` split.
+//! Every position of a material under the counting convention of
+//! docs/design.md section 2, cut into work items that rayon and `--shard` split.
 //!
 //! A placement puts each piece of [`Material::pieces`] on its own square
 //! (like pieces distinguished, no pawn on rank 1 or 8). Placements that are

@@ -1,5 +1,5 @@
 //! The statistics document of a solved material, counted by the convention
-//! of design.md section 2, exactly as `scan` counts it: one position per
+//! of docs/design.md section 2, exactly as `scan` counts it: one position per
 //! orbit of placements (like pieces told apart) under the material's
 //! symmetries, both sides to move, and for the longest position of each
 //! class the FEN of the orbit's smallest placement (the one `scan` visits),

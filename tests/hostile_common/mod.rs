@@ -11,7 +11,7 @@ use std::{
     process::{Command, Output},
 };
 
-/// The exit codes of the contract (design.md section 4).
+/// The exit codes of the contract (docs/design.md section 4).
 pub const OK: i32 = 0;
 pub const OTHER: i32 = 1;
 pub const BAD_INPUT: i32 = 2;

@@ -1,6 +1,6 @@
 //! The sweep engine for `scan`: whole-table statistics from sequential
 //! decoding of the table files, with exact DTZ, and the same numbers as the
-//! probe engine ([`crate::scan::probe`]) under design.md's convention.
+//! probe engine ([`crate::scan::probe`]) under docs/design.md's convention.
 //!
 //! Both sides' WDL come from the WDL file, made exact with the captures
 //! (the tables they lead to are decoded into memory too); the stored
@@ -27,7 +27,7 @@
 //! pawnless table takes 4 bytes per index (3 if symmetric) plus its
 //! closure and files: KNN v KNN (1.55 G indices) about 4.8 GB, KRN v KNN
 //! (3.38 G) about 14.7 GB, KQR v KQR (6.77 G, symmetric) about 21.5 GB,
-//! within a 24 GB machine only when it is idle; see the README.
+//! within a 24 GB machine only when it is idle; see docs/six-pieces.md.
 
 // The index arithmetic walks parallel arrays (squares, digits, codes) by
 // position, as the Syzygy format defines it; indexed loops say that best.

@@ -1,4 +1,4 @@
-//! From Syzygy's indices to design.md's counting convention.
+//! From Syzygy's indices to docs/design.md's counting convention.
 //!
 //! An index stands for `images` boards (placements with like pieces as a
 //! set; see [`super::codec::SubCodec::images`]). Our convention counts

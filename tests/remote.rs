@@ -1,7 +1,13 @@
 //! The remote table source (`--remote`).
 //!
 //! In CI: the failure without a service (one `error:` line naming the URL,
-//! exit code 3, nothing cached). On demand, against a real lila-tablebase
+//! exit code 3, nothing cached), and the real binary's `probe --remote`
+//! and `line --remote` against a real HTTP listener on 127.0.0.1 that
+//! replays bodies captured from a real lila-tablebase server
+//! (`tests/remote/capture.sh` writes `tests/remote/replay/`): each answer
+//! must equal the local tables', every request must be one that was
+//! captured, and the client's request count must be the listener's. On
+//! demand, against a real lila-tablebase
 //! server on this machine (`scripts/lila-tablebase.sh start DIR`, which
 //! reads `../shared/syzygy`):
 //!
@@ -89,6 +95,289 @@ fn bad_remote_arguments_are_usage_errors() {
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
         assert!(stderr.starts_with("error: "), "{stderr}");
     }
+}
+
+/// The captured bodies' folder (`tests/remote/capture.sh` fills it).
+fn replay_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/remote/replay")
+}
+
+/// The commands the replay set was captured for: (subcommand, FEN).
+fn replay_commands() -> Vec<(String, String)> {
+    let path = replay_dir().join("commands.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (cmd, fen) = l.split_once('\t').expect("a tab between command and FEN");
+            (cmd.to_owned(), fen.to_owned())
+        })
+        .collect()
+}
+
+/// `%XX` escapes and `+` (a space, in a query) decoded.
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'%' if i + 2 < b.len() => {
+                let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok();
+                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(v) => {
+                        out.push(v);
+                        i += 3;
+                        continue;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b'+' => out.push(b' '),
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).expect("utf-8 request")
+}
+
+/// What the replay server saw: the requests it answered from the capture,
+/// and those it had no body for (answered 404).
+#[derive(Default)]
+struct Seen {
+    served: Vec<String>,
+    unknown: Vec<String>,
+}
+
+/// A real HTTP listener on 127.0.0.1 that answers the captured requests of
+/// `replay/manifest.tsv` with their bodies, byte for byte, and anything
+/// else with a 404. Minimal HTTP/1.1: one request per connection
+/// (`Connection: close`). It stops when dropped.
+struct Replay {
+    addr: std::net::SocketAddr,
+    seen: std::sync::Arc<std::sync::Mutex<Seen>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Replay {
+    fn start() -> Replay {
+        use std::{
+            collections::HashMap,
+            io::{BufRead, BufReader, Write},
+            sync::{atomic::Ordering, Arc, Mutex},
+        };
+        let dir = replay_dir();
+        let manifest = std::fs::read_to_string(dir.join("manifest.tsv")).unwrap();
+        let bodies: HashMap<String, Vec<u8>> = manifest
+            .lines()
+            .map(|l| {
+                let (request, file) = l.split_once('\t').expect("request, tab, file");
+                let body = std::fs::read(dir.join(file))
+                    .unwrap_or_else(|e| panic!("{file} of manifest.tsv: {e}"));
+                (request.to_owned(), body)
+            })
+            .collect();
+        assert!(!bodies.is_empty(), "replay/manifest.tsv is empty");
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let thread = {
+            let (seen, stop) = (seen.clone(), stop.clone());
+            std::thread::spawn(move || {
+                for stream in listener.incoming() {
+                    if stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let Ok(mut stream) = stream else { continue };
+                    let timeout = Some(std::time::Duration::from_secs(10));
+                    stream.set_read_timeout(timeout).unwrap();
+                    stream.set_write_timeout(timeout).unwrap();
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut request_line = String::new();
+                    if reader.read_line(&mut request_line).is_err() {
+                        continue;
+                    }
+                    // The headers, up to the empty line; a GET has no body.
+                    loop {
+                        let mut header = String::new();
+                        match reader.read_line(&mut header) {
+                            Ok(0) | Err(_) => break,
+                            Ok(_) if header.trim_end().is_empty() => break,
+                            Ok(_) => {}
+                        }
+                    }
+                    let mut parts = request_line.split_whitespace();
+                    let (method, target) = (parts.next(), parts.next());
+                    let request = target.map(percent_decode).unwrap_or_default();
+                    let body = (method == Some("GET"))
+                        .then(|| bodies.get(&request))
+                        .flatten();
+                    let (status, content_type, body) = match body {
+                        Some(b) => {
+                            seen.lock().unwrap().served.push(request);
+                            ("200 OK", "application/json", b.as_slice())
+                        }
+                        None => {
+                            seen.lock()
+                                .unwrap()
+                                .unknown
+                                .push(request_line.trim_end().to_owned());
+                            ("404 Not Found", "text/plain", &b"not captured"[..])
+                        }
+                    };
+                    let head = format!(
+                        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\n\
+                         Content-Length: {}\r\nConnection: close\r\n\r\n",
+                        body.len()
+                    );
+                    let _ = stream
+                        .write_all(head.as_bytes())
+                        .and_then(|()| stream.write_all(body))
+                        .and_then(|()| stream.flush());
+                }
+            })
+        };
+        Replay {
+            addr,
+            seen,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// (requests served from the capture, requests it had no body for).
+    fn counts(&self) -> (usize, usize) {
+        let s = self.seen.lock().unwrap();
+        (s.served.len(), s.unknown.len())
+    }
+}
+
+impl Drop for Replay {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        // Wakes the listener's accept; it sees the flag and returns.
+        let _ = std::net::TcpStream::connect(self.addr);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The JSON document of a run, without its `engine` (which names the
+/// source).
+fn document(stdout: &[u8]) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_slice(stdout).unwrap();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("engine");
+    }
+    v
+}
+
+/// The requests a run's `remote:` line on stderr counts, and its answers
+/// from the cache.
+fn remote_summary(stderr: &str) -> (usize, usize) {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("remote: "))
+        .unwrap_or_else(|| panic!("no remote: line in {stderr}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let n = |i: usize| words[i].parse::<usize>().unwrap();
+    // remote: N request(s) to URL, M answer(s) from the cache
+    (n(1), n(5))
+}
+
+/// Runs every replay command of `cmd` through `--remote` against the
+/// replay server, with a fresh cache, and compares it with the same
+/// command on the local tables; then once more from the cache alone.
+fn replayed_equals_local(cmd: &str) {
+    let commands: Vec<String> = replay_commands()
+        .into_iter()
+        .filter(|(c, _)| c == cmd)
+        .map(|(_, fen)| fen)
+        .collect();
+    assert!(!commands.is_empty(), "no {cmd} in replay/commands.txt");
+    for fen in commands {
+        let replay = Replay::start();
+        let url = replay.url();
+        let cache = tempfile::tempdir().unwrap();
+        let want =
+            document(&common::run_ok(common::fiftymove().args(["--json", cmd, &fen])).stdout);
+        let started = std::time::Instant::now();
+        let out = common::run_ok(
+            common::fiftymove()
+                .env("FIFTYMOVE_CACHE_DIR", cache.path())
+                .args(["--json", cmd, &format!("--remote={url}"), &fen]),
+        );
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        let (served, unknown) = replay.counts();
+        assert_eq!(
+            unknown,
+            0,
+            "{cmd} {fen}: not captured: {:?}",
+            replay.seen.lock().unwrap().unknown
+        );
+        assert!(served > 0, "{cmd} {fen}: the replay server served nothing");
+        // The client counts what the listener served: nothing came from
+        // anywhere else.
+        assert_eq!(
+            remote_summary(&stderr),
+            (served, 0),
+            "{cmd} {fen}: {stderr}"
+        );
+        let got = document(&out.stdout);
+        assert_eq!(got, want, "{cmd} {fen}: --remote differs from the tables");
+        eprintln!(
+            "{cmd} {fen}: {served} request(s) replayed in {:.2} s",
+            started.elapsed().as_secs_f64()
+        );
+        // Again with the same cache: the same answer and no request.
+        let again = common::run_ok(
+            common::fiftymove()
+                .env("FIFTYMOVE_CACHE_DIR", cache.path())
+                .args(["--json", cmd, &format!("--remote={url}"), &fen]),
+        );
+        let stderr = String::from_utf8(again.stderr).unwrap();
+        assert_eq!(replay.counts(), (served, 0), "{cmd} {fen}: {stderr}");
+        assert_eq!(remote_summary(&stderr), (0, served), "{stderr}");
+        assert_eq!(document(&again.stdout), want, "{cmd} {fen} from the cache");
+    }
+}
+
+#[test]
+fn replayed_probes_equal_local_probes() {
+    replayed_equals_local("probe");
+}
+
+#[test]
+fn replayed_line_equals_local_line() {
+    replayed_equals_local("line");
+}
+
+#[test]
+fn the_replay_server_refuses_what_was_not_captured() {
+    // A position outside the capture: a 404, an error, and the test sees it.
+    let replay = Replay::start();
+    let cache = tempfile::tempdir().unwrap();
+    let out = common::fiftymove()
+        .env("FIFTYMOVE_CACHE_DIR", cache.path())
+        .args([
+            "probe",
+            &format!("--remote={}", replay.url()),
+            "8/8/8/8/8/2k5/8/KBN5 w - - 0 1",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("HTTP 404"), "{stderr}");
+    assert_eq!(replay.counts(), (0, 1));
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
 }
 
 /// The server's URL, for the on-demand tests.

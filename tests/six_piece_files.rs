@@ -403,7 +403,7 @@ fn krbknn_win_sets_nest_from_cached_solves() {
 /// `FIFTYMOVE_SIX_PIECE_CACHE`.
 fn win_sets_nest_from_cached_solves(material: &str, longest: &str, seed: u64) {
     use fiftymove::{
-        solve::{Cache, Rule, Solver, SOLVER_VERSION},
+        solve::{Cache, Metric, Rule, Solver},
         MemoryLimit,
     };
     let cache = PathBuf::from(
@@ -413,8 +413,8 @@ fn win_sets_nest_from_cached_solves(material: &str, longest: &str, seed: u64) {
             )
         }),
     );
-    for rule in ["50", "none"] {
-        let file = cache.join(format!("{material}.rule-{rule}.dtz.v{SOLVER_VERSION}.fms"));
+    for rule in [Rule::FIFTY, Rule::None] {
+        let file = cache.join(Cache::file_name(material, rule, Metric::Dtz));
         assert!(file.exists(), "{} is not there", file.display());
     }
     let parsed: Material = material.parse().unwrap();

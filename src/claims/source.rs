@@ -9,10 +9,11 @@
 //!
 //! # The cache
 //!
-//! One JSON file per document, `<dir>/<material>.<metric>.<hash>.json`,
+//! One JSON file per document, `<dir>/<material>.<metric>.<hash>.b<BUILD_ID>.json`,
 //! holding the key it was made for and the document. The key names the
-//! material, the filter, the rule and metric, the engine, fiftymove's
-//! version and the solver's, and for a sweep the md5 of every table file it
+//! material, the filter, the rule and metric, the engine, the build id (the
+//! hash of the sources, [`crate::build_id`]: a document made by other code
+//! is never read), and for a sweep the md5 of every table file it
 //! read (the official md5 once the tables are verified; with `--no-verify`
 //! the files' size and modification time stand in). A file whose key
 //! differs is a miss; one that does not parse is damaged, never used, and
@@ -29,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use super::filter::Filter;
 use crate::{
+    build_id::{self, Removed, BUILD_ID},
     chess::{material::Material, rule::Metric, rule::Rule},
     error::{Error, Result},
     memory::MemoryLimit,
@@ -114,8 +116,8 @@ pub(crate) struct Key {
     rule: Rule,
     metric: Metric,
     engine: Engine,
-    fiftymove: String,
-    solver: u32,
+    /// The build that made the document.
+    build: String,
     /// md5 of the md5s of the tables read (empty for the solver).
     tables: String,
 }
@@ -153,11 +155,35 @@ impl StatsCache {
         let text = serde_json::to_string(key).expect("a key serialises");
         let hash = format!("{:x}", Md5::digest(text.as_bytes()));
         self.dir.join(format!(
-            "{}.{}.{}.json",
+            "{}.{}.{}.b{}.json",
             key.material,
             key.metric.as_str(),
-            &hash[..16]
+            &hash[..16],
+            key.build
         ))
+    }
+
+    /// Removes the documents that other builds made (they are never read),
+    /// and those of the caches before build ids
+    /// (`<material>.<metric>.<hash>.json`).
+    ///
+    /// # Errors
+    ///
+    /// The directory cannot be listed or a file removed.
+    pub fn remove_other_builds(&self) -> std::io::Result<Removed> {
+        // `<material>.<metric>.<hash>`, the stem both namings share.
+        let stem_ok = |stem: &str| {
+            let parts: Vec<&str> = stem.split('.').collect();
+            matches!(parts[..], [material, metric, hash]
+                if material.bytes().all(|b| b"KQRBNPv".contains(&b))
+                    && ["dtz", "dtr", "dtm"].contains(&metric)
+                    && hash.len() == 16
+                    && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+        };
+        build_id::remove_other_builds(&self.dir, |name| {
+            build_id::names_other_build(name, "json", stem_ok)
+                || name.strip_suffix(".json").is_some_and(stem_ok)
+        })
     }
 
     pub(crate) fn get(&self, key: &Key) -> std::result::Result<ScanStats, Lookup> {
@@ -360,8 +386,7 @@ impl<'a> Sources<'a> {
             },
             metric: r.metric,
             engine,
-            fiftymove: env!("CARGO_PKG_VERSION").to_owned(),
-            solver: solve::SOLVER_VERSION,
+            build: BUILD_ID.to_owned(),
             tables,
         }
     }
@@ -521,36 +546,36 @@ pub const SWEEP_UNITS: u64 = PROGRESS_UNITS;
 mod tests {
     use super::*;
 
-    fn key(tables: &str, version: &str) -> Key {
+    fn key(tables: &str, build: &str) -> Key {
         Key {
             material: "KRBvKR".into(),
             filter: String::new(),
             rule: Rule::FIFTY,
             metric: Metric::Dtz,
             engine: Engine::Sweep,
-            fiftymove: version.into(),
-            solver: 1,
+            build: build.into(),
             tables: tables.into(),
         }
     }
 
-    /// Hits, misses when a table's md5 or the version changes, atomic
+    /// Hits, misses when a table's md5 or the build changes, atomic
     /// writes, and damaged entries that are never used.
     #[test]
     fn cache_hits_misses_and_damage() {
         let dir = tempfile_dir();
         let cache = StatsCache::new(&dir);
         let doc = ScanStats::new("KRBvKR", false);
-        let k = key("aaaa", "1.0");
+        let (ours, theirs) = ("0123456789abcdef", "fedcba9876543210");
+        let k = key("aaaa", ours);
         assert_eq!(cache.get(&k).unwrap_err(), Lookup::Missing);
         cache.put(&k, &doc).unwrap();
         assert_eq!(cache.get(&k).unwrap(), doc);
-        // Another md5 of the tables, another version: misses (they name
+        // Another md5 of the tables, another build: misses (they name
         // other files, or the same file fails the key comparison).
-        assert!(cache.get(&key("bbbb", "1.0")).is_err());
-        assert!(cache.get(&key("aaaa", "1.1")).is_err());
+        assert!(cache.get(&key("bbbb", ours)).is_err());
+        assert!(cache.get(&key("aaaa", theirs)).is_err());
         // A file for one key holding another key is stale.
-        let other = key("cccc", "1.0");
+        let other = key("cccc", ours);
         std::fs::copy(cache.path(&k), cache.path(&other)).unwrap();
         assert_eq!(cache.get(&other).unwrap_err(), Lookup::Stale);
         // A damaged file is detected, and replaced by the next put.

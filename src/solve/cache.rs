@@ -1,8 +1,10 @@
 //! Solved materials on disk, so that a second solve, a probe or a line
 //! reuses them.
 //!
-//! One file per material, rule, metric and solver version:
-//! `<dir>/<TABLE>.rule-<N|none>.<metric>.v<SOLVER_VERSION>.fms`. It holds the
+//! One file per material, rule, metric and build:
+//! `<dir>/<TABLE>.rule-<N|none>.<metric>.b<BUILD_ID>.fms`, where the build
+//! id is the hash of the sources ([`crate::build_id`]): a file made by
+//! other code is never read. It holds the
 //! two-byte values of every position, both sides, in zstd frames of up to
 //! 2^20 entries that never span two slices (so that slices can be written as
 //! they are solved, and a probe reads one frame); then a JSON header that
@@ -12,7 +14,7 @@
 //! Files are written to a temporary name, synced, then renamed: a reader
 //! (another process, another node of a cluster) sees a whole file or none.
 //! On reading, everything is checked: the footer and header, that they name
-//! the material, rule, metric, version and sizes asked for, that frames lie
+//! the material, rule, metric, build and sizes asked for, that frames lie
 //! in the file, and each frame's zstd content checksum and length when it is
 //! read. A file that fails any check is never used; the solve is made again
 //! and the file replaced.
@@ -33,11 +35,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{layout::Layout, retro::SliceValues, Metric, Rule};
-
-/// Bumped whenever the solver's values or this format change: files of
-/// other versions are not read.
-/// Version 2: like pieces merged into sets in the index without pawns.
-pub const SOLVER_VERSION: u32 = 2;
+use crate::build_id::{self, Removed, BUILD_ID};
 
 const MAGIC: &[u8; 8] = b"FMSOLVE1";
 const FOOTER: usize = 8 + 8 + 8;
@@ -49,7 +47,7 @@ const LEVEL: i32 = 3;
 /// What a cache file holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct Header {
-    solver_version: u32,
+    build: String,
     material: String,
     rule: Rule,
     metric: Metric,
@@ -102,12 +100,35 @@ impl Cache {
         &self.dir
     }
 
+    /// The name of the file of one solve by this build, in any cache.
+    pub fn file_name(table: &str, rule: Rule, metric: Metric) -> String {
+        format!("{table}.rule-{rule}.{}.b{BUILD_ID}.fms", metric.as_str())
+    }
+
     /// The file of one solve.
     pub(crate) fn path(&self, table: &str, rule: Rule, metric: Metric) -> PathBuf {
-        self.dir.join(format!(
-            "{table}.rule-{rule}.{}.v{SOLVER_VERSION}.fms",
-            metric.as_str()
-        ))
+        self.dir.join(Cache::file_name(table, rule, metric))
+    }
+
+    /// Removes the solves that other builds made (their files are never
+    /// read).
+    ///
+    /// # Errors
+    ///
+    /// The directory cannot be listed or a file removed.
+    pub fn remove_other_builds(&self) -> io::Result<Removed> {
+        build_id::remove_other_builds(&self.dir, |name| {
+            build_id::names_other_build(name, "fms", |stem| {
+                // `<TABLE>.rule-<N|none>.<metric>`
+                let mut parts = stem.split('.');
+                matches!(
+                    (parts.next(), parts.next(), parts.next(), parts.next()),
+                    (Some(table), Some(rule), Some(_), None)
+                        if table.bytes().all(|b| b"KQRBNPv".contains(&b))
+                            && rule.starts_with("rule-")
+                )
+            })
+        })
     }
 
     /// Removes the temporary files of writers whose process is gone: a
@@ -171,7 +192,7 @@ impl Cache {
             tmp,
             path,
             header: Header {
-                solver_version: SOLVER_VERSION,
+                build: BUILD_ID.to_owned(),
                 material: layout.material.table_name(),
                 rule,
                 metric,
@@ -224,7 +245,7 @@ impl Cache {
         let header: Header =
             serde_json::from_slice(&text).map_err(|e| damaged(&format!("bad header ({e})")))?;
         let want = Header {
-            solver_version: SOLVER_VERSION,
+            build: BUILD_ID.to_owned(),
             material: layout.material.table_name(),
             rule,
             metric,

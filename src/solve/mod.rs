@@ -53,7 +53,7 @@ use std::{
 
 use rayon::prelude::*;
 
-pub use self::cache::{Cache, SOLVER_VERSION};
+pub use self::cache::Cache;
 pub use self::positions::{Positions, Value};
 use self::{
     cache::CacheError,

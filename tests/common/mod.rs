@@ -42,11 +42,34 @@ pub fn fiftymove() -> Command {
     cmd
 }
 
-/// The cache the tests' runs share (solved materials, statistics): in the
-/// build's scratch space, never the user's own cache, so a test's result
-/// does not hang on what an earlier run left there.
+/// The cache of this run of a test binary (solved materials, statistics),
+/// shared by its tests: fresh for every run, in the build's scratch space,
+/// never the user's own cache, so that no result comes from an earlier run.
+/// The caches of earlier runs whose process is gone are removed here.
 pub fn test_cache_dir() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("fiftymove-cache")
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let scratch = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        const PREFIX: &str = "fiftymove-cache-";
+        if let Ok(entries) = std::fs::read_dir(scratch) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Some(pid) = name.strip_prefix(PREFIX) else {
+                    continue;
+                };
+                if !Path::new("/proc").join(pid).exists() {
+                    let _ = std::fs::remove_dir_all(entry.path());
+                }
+            }
+        }
+        let dir = scratch.join(format!("{PREFIX}{}", std::process::id()));
+        // A directory of a process that had this id before, and whose
+        // removal above failed, is not reused.
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("the scratch space is writable");
+        dir
+    })
+    .clone()
 }
 
 /// Runs a command and returns its output, panicking with stderr on failure.

@@ -11,7 +11,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 /// Exit codes: 0 ok; 1 other failure; 2 bad input (usage, FEN, material,
 /// position); 3 tables missing, unreadable or corrupt.
 #[derive(Parser, Debug)]
-#[command(name = "fiftymove", version, about, long_about = None)]
+#[command(
+    name = "fiftymove",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (build ", env!("FIFTYMOVE_BUILD_ID"), ")"),
+    about,
+    long_about = None
+)]
 pub struct RawArgs {
     /// Table directory (repeatable). Default: $SYZYGY_PATH split on ':',
     /// else ./data/syzygy.

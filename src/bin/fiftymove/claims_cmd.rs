@@ -13,7 +13,7 @@ use std::{
 use fiftymove::{
     chess::material::Material,
     claims::records::{self, longest_wins, record_materials, RecordMaterials, RecordsReport},
-    claims::{self, parse_catalog, Claim, Hooks, Sources, StatsCache, Verifier, SWEEP_UNITS},
+    claims::{self, parse_catalog, Claim, Hooks, Sources, Verifier, SWEEP_UNITS},
     probe::Prober,
     report::{write_report, ReportInput},
     scan::merge::{read_text, read_whole_results},
@@ -94,10 +94,7 @@ impl Hooks for Bars<'_> {
 /// solver, and the cache (`<cache dir>/../stats`, beside the solver's).
 fn sources<'a>(global: &Global, inv: &'a Inventory, bars: &'a Bars<'_>) -> Sources<'a> {
     let solver = Solver::new(global.cache.clone().map(Cache::new), global.memory);
-    let stats = global
-        .cache
-        .as_ref()
-        .map(|dir| StatsCache::new(dir.with_file_name("stats")));
+    let stats = global.stats_cache();
     Sources::new(inv, global.verify, global.memory, solver, stats, bars)
 }
 

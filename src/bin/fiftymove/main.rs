@@ -25,9 +25,11 @@ use std::{
 
 use clap::Parser;
 use fiftymove::{
+    claims::{human_bytes, StatsCache},
     error::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER},
     memory::{parse_size, MemoryLimit},
     scan::Shard,
+    solve::Cache,
     tables::{self, Inventory},
     Error,
 };
@@ -80,6 +82,36 @@ struct Global {
 }
 
 impl Global {
+    /// The cache of the claims' statistics documents, beside the solver's
+    /// (`<cache dir>/../stats`), unless `--no-cache`.
+    fn stats_cache(&self) -> Option<StatsCache> {
+        self.cache
+            .as_ref()
+            .map(|dir| StatsCache::new(dir.with_file_name("stats")))
+    }
+
+    /// Removes what other builds left in the caches (a build reads only
+    /// its own results, see `fiftymove::build_id`), and says so in one
+    /// line unless `--quiet`. A file that cannot be removed is left: it is
+    /// never read either.
+    fn remove_other_builds(&self) {
+        let Some(dir) = &self.cache else {
+            return;
+        };
+        let mut removed = Cache::new(dir).remove_other_builds().unwrap_or_default();
+        if let Some(stats) = self.stats_cache() {
+            removed += stats.remove_other_builds().unwrap_or_default();
+        }
+        if removed.files > 0 && !self.quiet {
+            eprintln!(
+                "note: removed {} cached result(s) of other builds of fiftymove ({}) from {}",
+                removed.files,
+                human_bytes(removed.bytes),
+                dir.parent().unwrap_or(dir).display()
+            );
+        }
+    }
+
     fn inventory(&self) -> Result<Inventory, Error> {
         let inv = Inventory::scan(&self.table_dirs)?;
         Ok(if self.verify {
@@ -208,6 +240,7 @@ fn run(raw: RawArgs) -> RunResult {
             fiftymove::dirs::cache_dir().map(|d| d.join("remote"))
         },
     };
+    global.remove_other_builds();
     let stdout = io::stdout();
     let mut out = stdout.lock();
     match raw.command {

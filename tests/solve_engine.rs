@@ -9,7 +9,10 @@ mod common;
 use std::path::Path;
 
 use common::{fiftymove, reference, run_ok, stdout_ok};
-use fiftymove::scan::{reference as genstats, ScanStats};
+use fiftymove::{
+    scan::{reference as genstats, ScanStats},
+    solve::{Cache, Metric, Rule},
+};
 use serde_json::Value;
 
 /// `solve` JSON documents, one per material, with the cache in `cache`.
@@ -195,9 +198,9 @@ fn five_piece_tables_equal_scan() {
 fn cache_is_reused_and_damage_is_never_trusted() {
     let cache = tempfile::tempdir().unwrap();
     let first = solve(cache.path(), &["KQvKR"]);
-    let v = fiftymove::solve::SOLVER_VERSION;
-    let file = cache.path().join(format!("KQvKR.rule-50.dtz.v{v}.fms"));
-    let sub = cache.path().join(format!("KQvK.rule-50.dtz.v{v}.fms"));
+    let name = |table| Cache::file_name(table, Rule::FIFTY, Metric::Dtz);
+    let file = cache.path().join(name("KQvKR"));
+    let sub = cache.path().join(name("KQvK"));
     assert!(file.exists() && sub.exists());
     let stamp = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
     let (before, sub_before) = (stamp(&file), stamp(&sub));
@@ -246,15 +249,12 @@ fn cache_is_reused_and_damage_is_never_trusted() {
 #[test]
 fn stale_temporary_files_are_removed_at_the_next_start() {
     let cache = tempfile::tempdir().unwrap();
-    let v = fiftymove::solve::SOLVER_VERSION;
+    let name = Cache::file_name("KQvKR", Rule::FIFTY, Metric::Dtz);
     // Process ids stop well below u32::MAX (Linux: at most 2^22).
-    let stale = cache
+    let stale = cache.path().join(format!(".{name}.4294967295.0.tmp"));
+    let live = cache
         .path()
-        .join(format!(".KQvKR.rule-50.dtz.v{v}.fms.4294967295.0.tmp"));
-    let live = cache.path().join(format!(
-        ".KQvKR.rule-50.dtz.v{v}.fms.{}.0.tmp",
-        std::process::id()
-    ));
+        .join(format!(".{name}.{}.0.tmp", std::process::id()));
     std::fs::write(&stale, b"half a solve").unwrap();
     std::fs::write(&live, b"being written").unwrap();
     solve(cache.path(), &["KRvK"]);

@@ -53,6 +53,38 @@ fn plain_search(prober: &Prober, pos: &Chess, memo: &mut DtzMemo) -> i32 {
     own.signum() * best.expect("a decisive position has a move that keeps its result")
 }
 
+/// Whether shakmaty-syzygy's one-ply search for the losing `pos` would
+/// keep a precise `v` that is one ply short: the DTZ file does not store
+/// this side, so it takes the longest loss over the non-zeroing moves,
+/// keeping the first of equal candidates; a precise one came first and a
+/// rounded one ("`|v|` or `|v|+1`") after it. (`v < -1`: the search's own
+/// starting value, -1 for a loss by zeroing, cannot be the tie.)
+fn precise_tied_with_rounded(prober: &Prober, pos: &Chess, v: i32) -> bool {
+    let mut first: Option<bool> = None;
+    let mut rounded_after = false;
+    for m in pos.legal_moves() {
+        if m.is_zeroing() {
+            continue;
+        }
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        // The successor's DTZ as the loser sees it, one ply further.
+        let (candidate, precise) = match prober.raw_dtz(&after).unwrap() {
+            MaybeRounded::Precise(d) if d > 0 => (-d - 1, true),
+            MaybeRounded::Rounded(d) if d > 0 => (-d - 1, false),
+            _ => continue,
+        };
+        assert!(candidate >= v, "a longer loss than shakmaty-syzygy's {v}");
+        if candidate == v {
+            match first {
+                None => first = Some(precise),
+                Some(_) => rounded_after |= !precise,
+            }
+        }
+    }
+    first == Some(true) && rounded_after
+}
+
 #[test]
 fn exact_dtz_agrees_with_plain_search_and_with_shakmaty_syzygy() {
     let prober = common::prober();
@@ -66,6 +98,9 @@ fn exact_dtz_agrees_with_plain_search_and_with_shakmaty_syzygy() {
     let mut rng = StdRng::seed_from_u64(0x5059_5a59);
     let mut memo = DtzMemo::new();
     let (mut checked, mut decisive, mut rounded, mut bumped, mut cursed) = (0, 0, 0, 0, 0);
+    // Precise losses one ply short (the case of the test below), and
+    // precise losses whose search met that tie at all.
+    let (mut short, mut ties) = (0, 0);
     while checked < 10_200 {
         let material: Material = materials[checked % materials.len()].parse().unwrap();
         let Some(pos) = common::random_position(&mut rng, &material) else {
@@ -83,7 +118,17 @@ fn exact_dtz_agrees_with_plain_search_and_with_shakmaty_syzygy() {
                     assert!(
                         exact == v || exact == v - 1,
                         "{fen}: exact {exact}, precise {v}"
-                    )
+                    );
+                    let tie = precise_tied_with_rounded(&prober, &pos, v);
+                    ties += usize::from(tie);
+                    if exact == v - 1 {
+                        assert!(
+                            tie,
+                            "{fen}: exact {exact}, precise {v}, and not from a tie \
+                             of a precise and a rounded successor"
+                        );
+                        short += 1;
+                    }
                 }
                 MaybeRounded::Precise(v) => assert_eq!(exact, v, "{fen}: precise value"),
                 MaybeRounded::Rounded(v) => {
@@ -107,6 +152,16 @@ fn exact_dtz_agrees_with_plain_search_and_with_shakmaty_syzygy() {
     assert!(rounded > 1_000, "{rounded} rounded values");
     assert!(bumped > 100, "{bumped} rounded values resolved upwards");
     assert!(cursed > 10, "{cursed} cursed or blessed positions");
+    // The shortfall needs a precise and a rounded successor of the same
+    // length, the rounded one really a ply longer. Measured with this
+    // sampler, 20,000 positions of each of these materials: the tie 15 times
+    // in 280,000 positions, the shortfall never (KRvKP's position below is
+    // found by hand). In this sample of 10,200 more than 2 would mean
+    // shakmaty-syzygy errs in some other way too.
+    eprintln!(
+        "{short} precise losses one ply short; {ties} ties of a precise and a rounded successor"
+    );
+    assert!(short <= 2, "{short} precise losses one ply short");
 }
 
 /// White: Ka2, Pb3; Black: Kc2, Rd4; White to move, lost. shakmaty-syzygy
@@ -126,6 +181,8 @@ fn a_loss_that_shakmaty_syzygy_states_one_ply_short() {
         prober.raw_dtz(&pos).unwrap(),
         MaybeRounded::Precise(-2)
     ));
+    // The case the test above accepts, and only it.
+    assert!(precise_tied_with_rounded(&prober, &pos, -2));
     // The hand argument's first step, checked move by move.
     let ka3 = pos
         .legal_moves()

@@ -91,6 +91,7 @@ fn rule_50_matches_the_generators_statistics() {
     let cache = tempfile::tempdir().unwrap();
     let names: Vec<&str> = all.iter().map(|g| g.material.as_str()).collect();
     let solved = solve(cache.path(), &names);
+    assert_eq!(solved.len(), all.len(), "one solve document per material");
     let mut failures = Vec::new();
     for (doc, theirs) in solved.into_iter().zip(&all) {
         let stats: ScanStats = serde_json::from_value(doc).unwrap();
@@ -169,6 +170,8 @@ fn no_rule_wins_are_the_wins_and_cursed_wins_of_rule_50() {
     let mut args = vec!["--rule", "none"];
     args.extend(&refs);
     let none = solve(cache.path(), &args);
+    assert_eq!(fifty.len(), names.len(), "one --rule 50 document per material");
+    assert_eq!(none.len(), names.len(), "one --rule none document per material");
     for ((a, b), m) in fifty.into_iter().zip(none).zip(&names) {
         let a: ScanStats = serde_json::from_value(a).unwrap();
         let b: ScanStats = serde_json::from_value(b).unwrap();

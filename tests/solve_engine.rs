@@ -170,8 +170,8 @@ fn no_rule_wins_are_the_wins_and_cursed_wins_of_rule_50() {
     let mut args = vec!["--rule", "none"];
     args.extend(&refs);
     let none = solve(cache.path(), &args);
-    assert_eq!(fifty.len(), names.len(), "one --rule 50 document per material");
-    assert_eq!(none.len(), names.len(), "one --rule none document per material");
+    assert_eq!(fifty.len(), names.len(), "--rule 50 documents");
+    assert_eq!(none.len(), names.len(), "--rule none documents");
     for ((a, b), m) in fifty.into_iter().zip(none).zip(&names) {
         let a: ScanStats = serde_json::from_value(a).unwrap();
         let b: ScanStats = serde_json::from_value(b).unwrap();

@@ -563,7 +563,6 @@ fn shipped_catalog_gives_a_verdict_for_every_claim() {
 /// "generally a draw" and Thompson's "generally a win", which count only
 /// positions with the bishop pair, are bounded by the generator's totals.
 #[test]
-#[ignore = "scans the 5-piece KBBvKN table: cargo test --release --test claims -- --ignored"]
 fn kbbkn_claims_match_the_generator_statistics() {
     let g = genstats::parse(&reference("generator-stats-5-piece-sample.txt"))
         .unwrap()
@@ -631,15 +630,56 @@ fn kbbkn_claims_match_the_generator_statistics() {
 }
 
 /// Without its Syzygy files (KBNvKN is not in data/tables.txt) the solver
-/// decides Thompson's 1986 claim, and the evidence says so. The expected 77
-/// moves is Thompson's published figure (docs/history.md), not our output.
+/// decides Thompson's 1986 claim, and the evidence says so.
+///
+/// Consistency only: no independent figure for the longest KBN v KN
+/// conversion is at hand (the claim's own 77 moves is the figure under test,
+/// a secondary one that `docs/history.md` does not confirm, and there are no
+/// KBNvKN files here to sweep). The observed maximum must equal what a
+/// second run of the solver gives, `solve --rule none KBNvKN` from its own
+/// empty cache: the longest win with White to move in whole moves (plies
+/// rounded up), or the longest loss with Black to move (plies halved).
 #[test]
 fn solver_decides_kbnkn_without_its_tables() {
     let r = claims_json(&["thompson-1986-kbnkn"]);
     let c = by_id(&r, "thompson-1986-kbnkn");
-    assert_eq!(c.verdict, Verdict::Confirmed, "{}", c.evidence.summary);
+    let own_cache = tempfile::tempdir().unwrap();
+    let doc: Value = serde_json::from_str(
+        stdout_ok(
+            fiftymove()
+                .args(["--quiet", "--json", "--cache-dir"])
+                .arg(own_cache.path())
+                .args(["solve", "--rule", "none", "KBNvKN"]),
+        )
+        .trim(),
+    )
+    .unwrap();
+    let longest = |side: &str, class: &str| {
+        doc[side]["dtz"][class]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.parse::<u32>().unwrap())
+            .max()
+            .unwrap()
+    };
+    let moves = longest("white", "win")
+        .div_ceil(2)
+        .max(longest("black", "loss") / 2);
+    assert_eq!(c.evidence.observed_moves, Some([moves, moves]));
+    // The claim says 77 at most: confirmed exactly when the solver's
+    // maximum is 77, partly when it is below, refuted above.
+    assert_eq!(
+        c.verdict,
+        match moves.cmp(&77) {
+            std::cmp::Ordering::Equal => Verdict::Confirmed,
+            std::cmp::Ordering::Less => Verdict::Partly,
+            std::cmp::Ordering::Greater => Verdict::Refuted,
+        },
+        "{}",
+        c.evidence.summary
+    );
     assert!(c.missing_tables.is_empty());
-    assert_eq!(c.evidence.observed_moves, Some([77, 77]));
     let engine = c.evidence.engine.as_deref().unwrap_or_default();
     assert!(engine.contains("solver"), "{engine}");
     assert!(c
@@ -685,17 +725,24 @@ fn dtm_claim_shows_the_longest_mate_and_its_line() {
     );
 }
 
-/// On demand (KNNvKP's DTR takes minutes): the exact per-side counts of
-/// fide-1989-knnkp-75 equal the "won under 75" counts of `solve --metric
-/// dtr KNNvKP`, a second path through the binary.
+/// On demand (KNNvKP's DTR takes minutes, twice): the exact per-side
+/// counts of fide-1989-knnkp-75 equal the "won under 75" counts of `solve
+/// --metric dtr KNNvKP`, a second path through the binary, run from its own
+/// empty cache so that it cannot read the claims run's solve.
 #[test]
-#[ignore]
+#[ignore = "two DTR solves of KNNvKP and its closure: about 10 minutes"]
 fn knnkp_75_counts_equal_the_dtr_solve() {
     let r = claims_json(&["fide-1989-knnkp-75"]);
     let c = by_id(&r, "fide-1989-knnkp-75");
+    let own_cache = tempfile::tempdir().unwrap();
     let doc: Value = serde_json::from_str(
-        stdout_ok(fiftymove().args(["--quiet", "--json", "solve", "--metric", "dtr", "KNNvKP"]))
-            .trim(),
+        stdout_ok(
+            fiftymove()
+                .args(["--quiet", "--json", "--cache-dir"])
+                .arg(own_cache.path())
+                .args(["solve", "--metric", "dtr", "KNNvKP"]),
+        )
+        .trim(),
     )
     .unwrap();
     assert_ne!(c.verdict, Verdict::Unverifiable);
@@ -841,4 +888,198 @@ fn progress_lines_without_a_terminal() {
     assert!(has(&cold, "done: scan KQvKR for kqkr-dtc in "), "{cold}");
     assert!(has(&cold, "done: solve KRvK (dtr, no rule) in "), "{cold}");
     assert_eq!(run(true), "", "--quiet prints nothing");
+}
+
+/// Where the expected verdict of a claim in the docs' list of the main job
+/// comes from.
+#[derive(Debug)]
+enum Basis {
+    /// The Syzygy generator's statistics (`tests/reference`), in the test
+    /// named.
+    Generator(&'static str),
+    /// A published figure from a source other than the claim: the longest
+    /// win or mate in moves, which the evidence must show.
+    Published { moves: u32, source: &'static str },
+    /// A second path through the binary, in the test named.
+    SecondPath(&'static str),
+    /// The claim's tables are not in `data/tables.txt`: the evidence must
+    /// name them as missing.
+    TablesAbsent,
+    /// A rule of play: the catalog gives the text that lays it down.
+    RuleText,
+    /// No independent figure: the verdict is the one the docs show, a
+    /// regression check of consistency only.
+    ConsistencyOnly(&'static str),
+}
+
+/// Every verdict of the main job's list (`docs/examples.md`, the block
+/// `fiftymove claims | grep ...`) with the basis of its expectation.
+const MAIN_JOB_VERDICTS: &[(&str, Verdict, Basis)] = {
+    use Basis::*;
+    use Verdict::*;
+    const KBB: Basis = Generator("kbbkn_claims_match_the_generator_statistics");
+    const KQKR: Basis = Generator("kqkr_thompson_31_confirmed_and_30_refuted");
+    const KRB_GUARD: Basis =
+        SecondPath("main_job_guard_krbkr_allowances_equal_a_rule_solve_and_the_files");
+    const NO_FIGURE: Basis = ConsistencyOnly("no independent figure here");
+    &[
+        ("lopez-1561-fifty-move-rule", Documented, RuleText),
+        ("london-1883-counting", Documented, RuleText),
+        ("fide-1974-art-12-4", Documented, RuleText),
+        ("fide-1992-abolition", Documented, RuleText),
+        ("fide-2014-seventy-five-move-rule", Documented, RuleText),
+        ("iccf-2014-tablebase-claims", Documented, RuleText),
+        ("fide-1928-krbkr-132", Confirmed, NO_FIGURE),
+        (
+            "fide-1928-krbkr-66-to-mate",
+            Partly,
+            Published {
+                moves: 65,
+                source: "Scid's tablebase summary, tcl/tb.tcl (github.com/benini/scid)",
+            },
+        ),
+        ("fide-1982-krbkr-100", Confirmed, NO_FIGURE),
+        ("fide-1982-knnkp-100", Confirmed, NO_FIGURE),
+        ("fide-1982-krpkbp-100", Unverifiable, TablesAbsent),
+        ("fide-1989-kbbkn-75", Confirmed, NO_FIGURE),
+        ("fide-1989-kbbkn-needs-over-50", Confirmed, KBB),
+        (
+            "fide-1989-knnkp-75",
+            Refuted,
+            SecondPath("knnkp_75_counts_equal_the_dtr_solve"),
+        ),
+        ("fide-1989-knnkp-needs-over-50", Confirmed, NO_FIGURE),
+        ("fide-1989-kqkbb-75", Confirmed, NO_FIGURE),
+        ("fide-1989-kqkbb-needs-over-50", Confirmed, NO_FIGURE),
+        ("fide-1989-kqknn-75", Confirmed, NO_FIGURE),
+        ("fide-1989-kqknn-needs-over-50", Confirmed, NO_FIGURE),
+        ("fide-1989-krbkr-75", Confirmed, KRB_GUARD),
+        ("fide-1989-krbkr-needs-over-50", Confirmed, KRB_GUARD),
+        ("fide-1989-kqpkq-75", Confirmed, NO_FIGURE),
+        ("fide-1989-kqpkq-needs-over-50", Confirmed, NO_FIGURE),
+        ("fide-1989-krpkbp-75", Unverifiable, TablesAbsent),
+        ("kling-horwitz-1851-kbbkn", Refuted, KBB),
+        ("troitsky-1937-knnkp-wins", Partly, NO_FIGURE),
+        ("troitsky-1937-knnkp-over-50", Confirmed, NO_FIGURE),
+        (
+            "computer-knnkp-knights-dtm-115",
+            Confirmed,
+            Published {
+                moves: 115,
+                source: "Scid's tablebase summary; Grantham (tests/solve_published_dtm.rs)",
+            },
+        ),
+        ("computer-knnkp-pawn-dtm-73", Refuted, NO_FIGURE),
+        ("thompson-1978-browne-kqkr", Confirmed, KQKR),
+        ("thompson-1983-kbbkn-win", Confirmed, KBB),
+        ("thompson-1983-kbbkn-66", Confirmed, KBB),
+        ("thompson-1986-krbkr", Confirmed, NO_FIGURE),
+        ("thompson-1986-kqkbb", Confirmed, NO_FIGURE),
+        ("thompson-1986-kqknn", Confirmed, NO_FIGURE),
+        (
+            "thompson-1986-kbnkn",
+            Confirmed,
+            SecondPath(
+                "solver_decides_kbnkn_without_its_tables (a second solver run: consistency)",
+            ),
+        ),
+        ("thompson-1986-krnkr", Confirmed, NO_FIGURE),
+        ("thompson-1986-kqkr", Confirmed, KQKR),
+        ("stiller-1991-krnknn", Unverifiable, TablesAbsent),
+        ("stiller-1991-krbknn", Unverifiable, TablesAbsent),
+        (
+            "thompson-karrer-2000-krnknn-dtm",
+            Unverifiable,
+            TablesAbsent,
+        ),
+        ("bourzutschky-konoval-2006-517", Unverifiable, TablesAbsent),
+        ("lomonosov-2012-517-dtm", Unverifiable, TablesAbsent),
+        ("lomonosov-2014-549-dtm", Unverifiable, TablesAbsent),
+        ("guo-2018-syzygy-517", Unverifiable, TablesAbsent),
+    ]
+};
+
+/// The docs' list of the main job's verdicts is exactly
+/// [`MAIN_JOB_VERDICTS`]: the same claims, in the same order, with the
+/// same labels. So every verdict the docs show has its basis above.
+#[test]
+fn the_documented_verdicts_each_have_a_basis() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/examples.md"),
+    )
+    .unwrap();
+    let start = doc
+        .find("$ fiftymove claims | grep")
+        .expect("the main job's list in docs/examples.md");
+    let listed: Vec<(&str, &str)> = doc[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
+        .filter_map(|l| l.split_once("  "))
+        .collect();
+    let ours: Vec<(&str, String)> = MAIN_JOB_VERDICTS
+        .iter()
+        .map(|(id, v, _)| (*id, v.as_str().to_uppercase()))
+        .collect();
+    assert_eq!(listed.len(), ours.len(), "{listed:?}");
+    for ((id, label), (our_id, our_label)) in listed.iter().zip(&ours) {
+        assert_eq!((id, label), (our_id, &our_label.as_str()));
+    }
+    // Each test named as a basis is in this file.
+    let source = include_str!("claims.rs");
+    let mut consistency_only = 0;
+    for (id, _, basis) in MAIN_JOB_VERDICTS {
+        match basis {
+            Basis::Generator(test) | Basis::SecondPath(test) => {
+                let name = test.split(' ').next().unwrap();
+                assert!(
+                    source.contains(&format!("fn {name}(")),
+                    "{id}: no test {name}"
+                );
+            }
+            Basis::ConsistencyOnly(why) => {
+                assert!(!why.is_empty(), "{id}");
+                consistency_only += 1;
+            }
+            Basis::Published { .. } | Basis::TablesAbsent | Basis::RuleText => {}
+        }
+    }
+    eprintln!(
+        "{} verdicts, {consistency_only} checked for consistency only",
+        MAIN_JOB_VERDICTS.len()
+    );
+}
+
+/// The main job, claim by claim, against [`MAIN_JOB_VERDICTS`]: every
+/// verdict, each published figure in the evidence, missing tables named.
+/// The generator and second-path bases are asserted in their own tests;
+/// here the verdict must agree with them. On demand: it is the README's
+/// main job, about 40 minutes from an empty cache on two cores.
+#[test]
+#[ignore = "the whole main job: about 40 minutes from an empty cache"]
+fn main_job_verdicts_match_their_bases() {
+    let r = claims_json(&[]);
+    assert_eq!(r.len(), MAIN_JOB_VERDICTS.len());
+    for (id, verdict, basis) in MAIN_JOB_VERDICTS {
+        let c = by_id(&r, id);
+        assert_eq!(
+            c.verdict, *verdict,
+            "{id} ({basis:?}): {}",
+            c.evidence.summary
+        );
+        match basis {
+            Basis::Published { moves, source } => {
+                assert_eq!(
+                    c.evidence.observed_moves.map(|[w, l]| w.max(l)),
+                    Some(*moves),
+                    "{id}: {source}"
+                );
+            }
+            Basis::TablesAbsent => assert!(!c.missing_tables.is_empty(), "{id}"),
+            Basis::Generator(_)
+            | Basis::SecondPath(_)
+            | Basis::RuleText
+            | Basis::ConsistencyOnly(_) => {}
+        }
+    }
 }

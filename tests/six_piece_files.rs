@@ -209,8 +209,7 @@ fn knnknn_sweep_shards_equal_the_probe_engine() {
             filter: None,
         })
         .collect();
-    let mut swept = scan_with_sweep_plans(&inv, &plans, MemoryLimit::Available, &|_| {}).unwrap();
-    swept.pop(); // INJECTED
+    let swept = scan_with_sweep_plans(&inv, &plans, MemoryLimit::Available, &|_| {}).unwrap();
     assert_eq!(swept.len(), plans.len(), "one sweep result per plan");
     let mut decisive = 0;
     for (plan, sweep) in plans.iter().zip(&swept) {

@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# The test command: starts the one-node SLURM cluster the slurm_* tests
-# need (scripts/slurm/local-cluster.sh; installs Debian's packages on first
-# use, needs root), installs python-chess from PyPI if missing, runs `cargo test --release` with any arguments given,
-# prints the cluster's jobs with their ids and states, and stops the
-# cluster if it started it, also when a test fails.
+# The test command: first the static checks (`cargo fmt --check`, clippy
+# on every target with warnings denied, and `cargo doc --no-deps` with
+# rustdoc warnings denied), then starts the one-node SLURM cluster the
+# slurm_* tests need (scripts/slurm/local-cluster.sh; installs Debian's
+# packages on first use, needs root), installs python-chess from PyPI if
+# missing, runs `cargo test --release` with any arguments given, prints the
+# cluster's jobs with their ids and states, and stops the cluster if it
+# started it, also when a test fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "== cargo fmt --check"
+cargo fmt --check
+echo "== cargo clippy --release --all-targets -- -D warnings"
+cargo clippy --release --all-targets -- -D warnings
+echo "== RUSTDOCFLAGS=\"-D warnings\" cargo doc --no-deps"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 cluster=scripts/slurm/local-cluster.sh
 started=0
 stop() {

@@ -7,7 +7,7 @@
 //! for files. One answer holds a position and every legal move's result,
 //! so the look-ups of a one-ply search cost no further request. Answers
 //! are kept in memory for the run and on disk between runs
-//! ([`cache`]); requests go one at a time ([`client`]).
+//! (the `cache` module); requests go one at a time (the `client` module).
 
 mod cache;
 mod client;

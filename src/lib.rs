@@ -13,7 +13,7 @@
 //! | [`probe`] | the probe engine (exact DTZ) and best-play lines |
 //! | [`tables`] | table discovery, md5 checks, the streaming table reader |
 //! | [`chess`] | material, positions, the five-valued evaluation |
-//! | [`error`], [`output`], [`memory`], [`dirs`], [`build_id`] | errors and exit codes, atomic writes, memory limits, the cache directory, the build id that keys cached results |
+//! | [`error`], [`output`], [`human`], [`memory`], [`dirs`], [`build_id`] | errors and exit codes, atomic writes, numbers for people, memory limits, the cache directory, the build id that keys cached results |
 //!
 //! What most users need is re-exported here, so that `fiftymove::{Prober,
 //! Inventory, ...}` works without knowing the folders.
@@ -35,6 +35,7 @@ pub mod chess;
 pub mod claims;
 pub mod dirs;
 pub mod error;
+pub mod human;
 pub mod memory;
 pub mod output;
 pub mod probe;

@@ -24,7 +24,7 @@ pub use self::catalog::{
 pub use self::evidence::{ClaimResult, Evidence, LineSummary, SideEvidence, Verdict, Witness};
 pub use self::filter::Filter;
 pub use self::source::{Engine, Hooks, Quiet, Request, Sourced, Sources, StatsCache, SWEEP_UNITS};
-pub use self::verifier::{human_bytes, official_sizes, pct, Verifier};
+pub use self::verifier::{official_sizes, Verifier};
 
 /// Most pieces of a material that `claims`, `records` and `report` solve
 /// whole. The solver takes six (`solve`, `probe --rule`), but a 6-piece

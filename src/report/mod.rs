@@ -29,8 +29,9 @@ use shakmaty::Color;
 use crate::{
     chess::rule::Metric,
     claims::records::LongestWin,
-    claims::{human_bytes, pct, ClaimResult, Verdict},
+    claims::{ClaimResult, Verdict},
     error::{Error, Result},
+    human::{human_bytes, pct},
     output::write_atomically,
     scan::{LongestEntry, ScanStats, SideStats},
 };

@@ -25,8 +25,9 @@ use std::{
 
 use clap::Parser;
 use fiftymove::{
-    claims::{human_bytes, StatsCache},
+    claims::StatsCache,
     error::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER},
+    human::human_bytes,
     memory::{parse_size, MemoryLimit},
     scan::Shard,
     solve::Cache,

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use fiftymove::{
     chess::rule::{Metric, Rule},
     chess::wdl::Outcome,
-    claims::human_bytes,
+    human::human_bytes,
     probe::line::{Line, LineEnd},
     probe::ProbeReport,
     scan::ScanStats,

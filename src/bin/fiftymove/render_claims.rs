@@ -4,7 +4,8 @@ use std::io::{self, Write};
 
 use fiftymove::{
     claims::records::RecordsReport,
-    claims::{human_bytes, Claim, ClaimResult, LineSummary, SideEvidence, Verdict, Witness},
+    claims::{Claim, ClaimResult, LineSummary, SideEvidence, Verdict, Witness},
+    human::human_bytes,
 };
 
 fn bounds<T: PartialEq + std::fmt::Display>(b: &[T; 2]) -> String {

@@ -8,8 +8,9 @@
 //! computes a [`Verdict`] from the tables, never from the catalog: the
 //! catalog holds only what was claimed.
 //!
-//! Layer: above [`crate::scan`], [`crate::probe`], [`crate::tables`] and
-//! [`crate::chess`], which it uses. The reports and the binary use it.
+//! Layer: above [`crate::solve`], [`crate::scan`], [`crate::probe`],
+//! [`crate::tables`] and [`crate::chess`], which it uses. The reports and
+//! the binary use it.
 
 mod catalog;
 mod evidence;

@@ -6,6 +6,9 @@
 //! longest positions as board diagrams, and the verdicts of the claims about
 //! it. The HTML needs nothing from outside: no scripts, fonts, images or
 //! style sheets are loaded, and the SVG carries no namespace URL.
+//!
+//! Layer: the top, above [`crate::claims`], [`crate::scan`] and
+//! [`crate::chess`], which it uses. The binary uses it.
 
 mod board;
 mod charts;

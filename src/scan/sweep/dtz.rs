@@ -374,26 +374,37 @@ impl Sweep {
             let len = info.codec.size as usize;
             let mut wdl_perm = [None, None];
             let mut same_index = [false, false];
-            if !symmetric {
-                for (half, turn) in [info.side, !info.side].into_iter().enumerate() {
-                    let ws = wdl.sub_of(info.file, turn).ok_or_else(|| {
-                        bad(
+            // A symmetric material's files store one side to move, and
+            // pass 1 asks only for it (half 0): read it by index where the
+            // WDL file has its sub-table, as for other materials, instead
+            // of locating every placement in the whole file.
+            let halves = if symmetric { 1 } else { 2 };
+            for (half, turn) in [info.side, !info.side]
+                .into_iter()
+                .enumerate()
+                .take(halves)
+            {
+                let ws = match wdl.sub_of(info.file, turn) {
+                    Some(ws) => ws,
+                    None if symmetric => continue,
+                    None => {
+                        return Err(bad(
                             wdl_file.material(),
                             "WDL file lacks a side the DTZ file has",
-                        )
-                    })?;
-                    let wp = &wdl.subs[ws].codec.pieces;
-                    let dp = &info.codec.pieces;
-                    // The leading pawn stays first.
-                    let perm = slot_map(wp, dp, dtz.has_pawns.then_some(0))
-                        .ok_or_else(|| bad(wdl_file.material(), "piece lists differ"))?;
-                    let identity = perm[..dp.len()]
-                        .iter()
-                        .enumerate()
-                        .all(|(slot, &d)| usize::from(d) == slot);
-                    same_index[half] = identity && wdl.subs[ws].codec == info.codec;
-                    wdl_perm[half] = Some((ws, perm));
-                }
+                        ))
+                    }
+                };
+                let wp = &wdl.subs[ws].codec.pieces;
+                let dp = &info.codec.pieces;
+                // The leading pawn stays first.
+                let perm = slot_map(wp, dp, dtz.has_pawns.then_some(0))
+                    .ok_or_else(|| bad(wdl_file.material(), "piece lists differ"))?;
+                let identity = perm[..dp.len()]
+                    .iter()
+                    .enumerate()
+                    .all(|(slot, &d)| usize::from(d) == slot);
+                same_index[half] = identity && wdl.subs[ws].codec == info.codec;
+                wdl_perm[half] = Some((ws, perm));
             }
             let shared_lead = match &wdl_perm {
                 [Some((w0, p0)), Some((w1, p1))] if !same_index[0] && !same_index[1] => {

@@ -379,11 +379,7 @@ impl Sweep {
             // WDL file has its sub-table, as for other materials, instead
             // of locating every placement in the whole file.
             let halves = if symmetric { 1 } else { 2 };
-            for (half, turn) in [info.side, !info.side]
-                .into_iter()
-                .enumerate()
-                .take(halves)
-            {
+            for (half, turn) in [info.side, !info.side].into_iter().enumerate().take(halves) {
                 let ws = match wdl.sub_of(info.file, turn) {
                     Some(ws) => ws,
                     None if symmetric => continue,

@@ -101,6 +101,17 @@ pub enum Error {
         /// What went wrong.
         detail: String,
     },
+    /// A command that would send a remote table source more requests than
+    /// its budget (`--remote-budget`) allows: refused before it starts, or
+    /// stopped when the budget ran out.
+    RemoteBudget {
+        /// The service's URL.
+        url: String,
+        /// The budget, in requests.
+        budget: u64,
+        /// What needed more, and how to go on.
+        detail: String,
+    },
     /// Anything else; a bug or an unexpected state.
     Other(String),
 }
@@ -109,7 +120,8 @@ pub enum Error {
 pub const EXIT_OK: i32 = 0;
 /// Exit code for anything not covered by the other codes.
 pub const EXIT_OTHER: i32 = 1;
-/// Exit code for bad input: usage, FEN, material, position.
+/// Exit code for bad input: usage, FEN, material, position; and a remote
+/// command refused or stopped by its request budget (`--remote-budget`).
 pub const EXIT_BAD_INPUT: i32 = 2;
 /// Exit code for tables that are missing, unreadable or corrupt, and for a
 /// remote table source that cannot be reached or answers nonsense.
@@ -123,7 +135,8 @@ impl Error {
             | Error::Fen { .. }
             | Error::Position { .. }
             | Error::Material { .. }
-            | Error::Input { .. } => EXIT_BAD_INPUT,
+            | Error::Input { .. }
+            | Error::RemoteBudget { .. } => EXIT_BAD_INPUT,
             Error::MissingTables { .. }
             | Error::Table { .. }
             | Error::TableDir { .. }
@@ -250,6 +263,14 @@ impl Error {
             Error::Remote { url, detail } => {
                 write!(f, "the tablebase service at {url}: {detail}")
             }
+            Error::RemoteBudget {
+                url,
+                budget,
+                detail,
+            } => write!(
+                f,
+                "the tablebase service at {url}: {detail} (the request budget is {budget}: --remote-budget N)"
+            ),
             Error::Other(msg) => write!(f, "{msg}"),
         }
     }

@@ -45,6 +45,10 @@ pub struct MoveEval {
     pub dtz: i32,
     /// Whether the move is a capture or a pawn move.
     pub zeroing: bool,
+    /// Present only when `dtz` (or `wdl`) is not exact: a tablebase
+    /// service's request budget ran out first (`--remote-budget`).
+    #[serde(flatten)]
+    pub inexact: Option<MoveInexact>,
     /// The DTZ this move gives the mover if played in a decisive position
     /// (`None` if it does not keep the mover's result).
     #[serde(skip)]
@@ -77,6 +81,67 @@ pub struct ProbeReport {
     /// The metric of `dtz` and `moves[].dtz`, for a solver's answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metric: Option<Metric>,
+    /// Present only when some value of the report is not exact (a
+    /// tablebase service's request budget ran out first): the label, what
+    /// is known, and how to make it exact.
+    #[serde(flatten)]
+    pub inexact: Option<NotExact>,
+}
+
+/// A move's values when they are not exact (docs/remote.md).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct MoveInexact {
+    /// The two values the DTZ may have ("n or n+1" plies), smaller
+    /// magnitude first; `dtz` holds the first.
+    pub dtz_range: [i32; 2],
+    /// The two results it may be, where the DTZ range straddles 100 plies
+    /// (win or cursed win); `wdl` holds the first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wdl_range: Option<[Wdl; 2]>,
+}
+
+/// The label of a report that is not wholly exact (docs/remote.md).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct NotExact {
+    /// Always `false`: the report holds a value that is not exact.
+    pub exact: bool,
+    /// The position's own DTZ range, when its DTZ is not exact.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dtz_range: Option<[i32; 2]>,
+    /// The position's two possible results, when they differ.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wdl_range: Option<[Wdl; 2]>,
+    /// The two verdicts under the 50-move rule, when they differ.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome_range: Option<[Outcome; 2]>,
+    /// Why it is not exact, and how to make it exact.
+    pub not_exact: String,
+}
+
+/// A position's values: exact, or what is known when a service's request
+/// budget ran out first.
+#[derive(Clone, Copy, Debug)]
+struct Value {
+    wdl: Wdl,
+    dtz: i32,
+    /// The other possible values, when not exact.
+    alt: Option<(Wdl, i32)>,
+}
+
+/// The result a DTZ implies (clock 0).
+fn wdl_of_dtz(dtz: i32) -> Wdl {
+    match (dtz.signum(), dtz.abs() <= 100) {
+        (0, _) => Wdl::Draw,
+        (1, true) => Wdl::Win,
+        (1, false) => Wdl::CursedWin,
+        (_, true) => Wdl::Loss,
+        (_, false) => Wdl::BlessedLoss,
+    }
+}
+
+/// Whether `e` says that a service's request budget ran out.
+fn budget_ran_out(e: &Error) -> bool {
+    matches!(e, Error::RemoteBudget { .. })
 }
 
 /// Key for the memo of exact DTZ values: the occupied squares, the piece
@@ -191,18 +256,10 @@ impl Prober {
             MaybeRounded::Precise(v) => (v, false),
             MaybeRounded::Rounded(v) => (v, true),
         };
-        let magnitude = if rounded && v.abs() == 100 {
-            self.dtz(pos)?.abs()
-        } else {
-            v.abs()
-        };
-        Ok(match (v.signum(), magnitude <= 100) {
-            (0, _) => Wdl::Draw,
-            (1, true) => Wdl::Win,
-            (1, false) => Wdl::CursedWin,
-            (_, true) => Wdl::Loss,
-            (_, false) => Wdl::BlessedLoss,
-        })
+        if rounded && v.abs() == 100 {
+            return Ok(wdl_of_dtz(self.dtz(pos)?));
+        }
+        Ok(wdl_of_dtz(v))
     }
 
     /// The exact DTZ of `pos`, in plies, signed from the side to move.
@@ -317,12 +374,11 @@ impl Prober {
         target: i32,
         memo: &mut DtzMemo,
     ) -> Result<bool> {
-        Ok(self.first_move_scoring(pos, sign, target, memo)?.is_some())
+        Ok(self.move_scoring(pos, sign, target, memo, false)?.is_some())
     }
 
     /// The first legal move, in UCI order, that gives the mover (whose DTZ
-    /// sign is `sign`) exactly `target` plies. Successors are resolved
-    /// exactly only when their rounded value admits the target.
+    /// sign is `sign`) exactly `target` plies.
     ///
     /// The caller guarantees a bound: for a winner (`sign > 0`) the true DTZ
     /// magnitude is at least `target`; for a loser it is at most `target`.
@@ -333,63 +389,138 @@ impl Prober {
         target: i32,
         memo: &mut DtzMemo,
     ) -> Result<Option<Move>> {
+        self.move_scoring(pos, sign, target, memo, true)
+    }
+
+    /// A legal move that gives the mover (whose DTZ sign is `sign`)
+    /// exactly `target` plies: the first in UCI order when `first`, else
+    /// any, found with as few look-ups as can be.
+    ///
+    /// First every move is judged from what is known already (a service's
+    /// answer carries every move's result, its DTZ, whether it is precise,
+    /// and the zeroing moves): a move scores, does not, or is open (its
+    /// successor's rounded value admits the target, and only its exact
+    /// value can tell). Only the open ones are resolved, by the search down
+    /// the phase. When any move will do, those that the natural parity
+    /// (odd for the winner to move, even for the loser) says score are
+    /// resolved first, and of those the ones whose values cost no request.
+    fn move_scoring(
+        &self,
+        pos: &Chess,
+        sign: i32,
+        target: i32,
+        memo: &mut DtzMemo,
+        first: bool,
+    ) -> Result<Option<Move>> {
+        self.fetch_moves(pos)?;
         let mut moves: Vec<Move> = pos.legal_moves().into_iter().collect();
         moves.sort_by_cached_key(|m| UciMove::from_move(*m, CastlingMode::Standard).to_string());
+        let mut open: Vec<(Move, Chess, bool)> = Vec::new();
         for m in moves {
             let mut after = pos.clone();
             after.play_unchecked(m);
-            let mated = after.is_checkmate();
-            if m.is_zeroing() || mated {
-                let wdl_after = if mated { Wdl::Loss } else { self.wdl(&after)? };
-                if zeroing_score(sign, wdl_after, mated) == Some(target) {
+            match self.judge_move(m, &after, sign, target, memo)? {
+                Judged::Scores if !first || open.is_empty() => return Ok(Some(m)),
+                Judged::Scores => {
+                    // Only an open move before it can come first.
+                    for (o, after, _) in &open {
+                        if self.dtz_memo(after, memo)?.abs() == target - 1 {
+                            return Ok(Some(*o));
+                        }
+                    }
                     return Ok(Some(m));
                 }
-                continue;
+                Judged::Misses => {}
+                Judged::Open { likely } => open.push((m, after, likely)),
             }
-            // Non-zeroing: the mover scores 1 + |dtz(after)| when `after`
-            // has the opposite sign.
-            let need = target - 1;
-            let k = key(&after);
-            if let Some(v) = memo.exact.get(&k) {
-                if v.signum() == -sign && v.abs() == need {
-                    return Ok(Some(m));
-                }
-                continue;
-            }
-            let raw = self.raw_memo(&after, k, memo)?;
-            let r = raw.ignore_rounding();
-            if r.signum() != -sign {
-                continue;
-            }
-            let exact = match raw {
-                MaybeRounded::Precise(v) => v.abs(),
-                MaybeRounded::Rounded(v) => {
-                    // The successor is `a` or `a + 1`. The caller's bound
-                    // clips that interval: a winner's true DTZ is at least
-                    // the target, so no successor is below `need`; a loser's
-                    // is at most the target, so none is above `need`. Only
-                    // the interval that straddles `need` on the open side
-                    // needs a search.
-                    let a = v.abs();
-                    let (certain, open) = if sign > 0 {
-                        (a + 1 == need, a == need)
-                    } else {
-                        (a == need, a + 1 == need)
-                    };
-                    if certain {
-                        return Ok(Some(m));
-                    }
-                    if !open {
-                        continue;
-                    }
-                    self.dtz_memo(&after, memo)?.abs()
-                }
-            };
-            if exact == need {
+        }
+        if !first {
+            let remote = self.remote_source();
+            // Stable: UCI order within each class.
+            open.sort_by_cached_key(|(_, after, likely)| {
+                (!*likely, remote.is_some_and(|r| r.costs_request(after)))
+            });
+        }
+        for (m, after, _) in open {
+            if self.dtz_memo(&after, memo)?.abs() == target - 1 {
                 return Ok(Some(m));
             }
         }
         Ok(None)
+    }
+
+    /// From a service: asks for `pos`'s own answer when the value of some
+    /// move's result is not known yet. One answer carries every move's
+    /// value; asking for each result instead costs a request a move.
+    fn fetch_moves(&self, pos: &Chess) -> Result<()> {
+        if let Some(remote) = self.remote_source() {
+            let unknown = pos.legal_moves().into_iter().any(|m| {
+                let mut after = pos.clone();
+                after.play_unchecked(m);
+                !remote.knows(&after)
+            });
+            if unknown {
+                remote.answer(pos)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether move `m`, leading to `after`, gives the mover (whose DTZ
+    /// sign is `sign`) exactly `target` plies, as far as the known values
+    /// tell, within the caller's bound (see [`Prober::first_move_scoring`]).
+    fn judge_move(
+        &self,
+        m: Move,
+        after: &Chess,
+        sign: i32,
+        target: i32,
+        memo: &mut DtzMemo,
+    ) -> Result<Judged> {
+        let hit = |yes: bool| if yes { Judged::Scores } else { Judged::Misses };
+        let mated = after.is_checkmate();
+        if m.is_zeroing() || mated {
+            let wdl_after = if mated { Wdl::Loss } else { self.wdl(after)? };
+            return Ok(hit(zeroing_score(sign, wdl_after, mated) == Some(target)));
+        }
+        // Non-zeroing: the mover scores 1 + |dtz(after)| when `after` has
+        // the opposite sign.
+        let need = target - 1;
+        let k = key(after);
+        if let Some(v) = memo.exact.get(&k) {
+            return Ok(hit(v.signum() == -sign && v.abs() == need));
+        }
+        let raw = self.raw_memo(after, k, memo)?;
+        if raw.ignore_rounding().signum() != -sign {
+            return Ok(Judged::Misses);
+        }
+        Ok(match raw {
+            MaybeRounded::Precise(v) => hit(v.abs() == need),
+            MaybeRounded::Rounded(v) => {
+                // The successor is `a` or `a + 1`. The caller's bound clips
+                // that interval: a winner's true DTZ is at least the target,
+                // so no successor is below `need`; a loser's is at most the
+                // target, so none is above `need`. Only the interval that
+                // straddles `need` on the open side needs a search.
+                let a = v.abs();
+                let (certain, open) = if sign > 0 {
+                    (a + 1 == need, a == need)
+                } else {
+                    (a == need, a + 1 == need)
+                };
+                if certain {
+                    Judged::Scores
+                } else if open {
+                    // The successor's side wins when the mover loses.
+                    let natural = if (a % 2 == 1) == (sign < 0) { a } else { a + 1 };
+                    Judged::Open {
+                        likely: natural == need,
+                    }
+                } else {
+                    Judged::Misses
+                }
+            }
+        })
     }
 
     /// The DTZ-optimal move of a decisive position: the winner's fastest
@@ -414,6 +545,43 @@ impl Prober {
         }
     }
 
+    /// The values of `pos`: exact, or, when a service's request budget ran
+    /// out before the rounding was settled, the rounded value's two ends.
+    fn value(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<Value> {
+        if pos.is_checkmate() {
+            return Ok(Value {
+                wdl: Wdl::Loss,
+                dtz: 0,
+                alt: None,
+            });
+        }
+        match self.dtz_with(pos, memo) {
+            Ok(dtz) => {
+                let wdl = match &self.source {
+                    Source::Files(_) => self.wdl(pos)?,
+                    Source::Remote(_) => wdl_of_dtz(dtz),
+                };
+                Ok(Value {
+                    wdl,
+                    dtz,
+                    alt: None,
+                })
+            }
+            Err(e) if budget_ran_out(&e) => {
+                // The raw value is known unless the position itself was
+                // never asked for (then this fails with the same error).
+                let v = self.raw_memo(pos, key(pos), memo)?.ignore_rounding();
+                let other = v + v.signum();
+                Ok(Value {
+                    wdl: wdl_of_dtz(v),
+                    dtz: v,
+                    alt: Some((wdl_of_dtz(other), other)),
+                })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// Evaluates every legal move of `pos`, best first for the side to move.
     ///
     /// # Errors
@@ -421,17 +589,21 @@ impl Prober {
     /// As for [`Prober::wdl`].
     pub fn moves(&self, pos: &Chess) -> Result<Vec<MoveEval>> {
         let mut memo = DtzMemo::new();
-        let own_sign = if pos.is_checkmate() {
-            0
-        } else {
-            self.wdl(pos)?.signum()
-        };
+        let own = self.value(pos, &mut memo)?;
+        self.moves_with(pos, own.wdl.signum(), &mut memo)
+    }
+
+    /// [`Prober::moves`] for a position whose WDL sign is `own_sign`, with
+    /// a shared memo.
+    fn moves_with(&self, pos: &Chess, own_sign: i32, memo: &mut DtzMemo) -> Result<Vec<MoveEval>> {
+        let own_sign = if pos.is_checkmate() { 0 } else { own_sign };
+        self.fetch_moves(pos)?;
         let mut out = Vec::new();
         for m in pos.legal_moves() {
             let mut after = pos.clone();
             after.play_unchecked(m);
-            let wdl = self.wdl(&after)?;
-            let dtz = self.dtz_memo(&after, &mut memo)?;
+            let v = self.value(&after, memo)?;
+            let (wdl, dtz) = (v.wdl, v.dtz);
             let mated = after.is_checkmate();
             let mover_dtz = if own_sign == 0 {
                 None
@@ -448,6 +620,10 @@ impl Prober {
                 wdl,
                 dtz,
                 zeroing: m.is_zeroing(),
+                inexact: v.alt.map(|(w, d)| MoveInexact {
+                    dtz_range: [dtz, d],
+                    wdl_range: (w != wdl).then_some([wdl, w]),
+                }),
                 mover_dtz,
             });
         }
@@ -470,33 +646,283 @@ impl Prober {
         Ok(out)
     }
 
-    /// The full report for one position.
+    /// The full report for one position. From a service with a request
+    /// budget, values the budget could not settle are given as "n or n+1"
+    /// and the report is labelled not exact ([`NotExact`]).
     ///
     /// # Errors
     ///
-    /// As for [`Prober::wdl`].
+    /// As for [`Prober::wdl`]; [`Error::RemoteBudget`] when the budget ran
+    /// out before the position itself was asked for.
     pub fn report(&self, pos: &Chess) -> Result<ProbeReport> {
+        let mut memo = DtzMemo::new();
         let mated = pos.is_checkmate();
-        let wdl = if mated { Wdl::Loss } else { self.wdl(pos)? };
-        let dtz = self.dtz(pos)?;
-        let moves = self.moves(pos)?;
+        // From a service, the position's phase is settled from its end
+        // first; a budget that runs out there leaves what it settled.
+        if let Err(e) = self.settle_line_backwards(pos, &mut memo) {
+            if !budget_ran_out(&e) {
+                return Err(e);
+            }
+        }
+        let root = self.value(pos, &mut memo)?;
+        let moves = self.moves_with(pos, root.wdl.signum(), &mut memo)?;
+        let clock = pos.halfmoves();
+        let outcome = outcome_with_clock(root.wdl, root.dtz, clock, mated);
+        let inexact =
+            (root.alt.is_some() || moves.iter().any(|m| m.inexact.is_some())).then(|| {
+                let alt_outcome = root
+                    .alt
+                    .map(|(w, d)| outcome_with_clock(w, d, clock, mated));
+                NotExact {
+                    exact: false,
+                    dtz_range: root.alt.map(|(_, d)| [root.dtz, d]),
+                    wdl_range: root
+                        .alt
+                        .and_then(|(w, _)| (w != root.wdl).then_some([root.wdl, w])),
+                    outcome_range: alt_outcome.and_then(|o| (o != outcome).then_some([outcome, o])),
+                    not_exact: self.not_exact_note(pos),
+                }
+            });
         Ok(ProbeReport {
             fen: crate::chess::position::fen_of(pos),
             material: Material::from_board(pos.board())
                 .map(|m| m.to_string())
                 .unwrap_or_default(),
-            wdl,
-            dtz,
-            halfmove_clock: pos.halfmoves(),
-            outcome_with_clock: outcome_with_clock(wdl, dtz, pos.halfmoves(), mated),
+            wdl: root.wdl,
+            dtz: root.dtz,
+            halfmove_clock: clock,
+            outcome_with_clock: outcome,
             moves,
             engine: self
                 .remote_source()
                 .map(|r| format!("the tablebase service at {}", r.url())),
             rule: None,
             metric: None,
+            inexact,
         })
     }
+
+    /// The value natural parity gives `pos` (odd for the winner to move,
+    /// even for the loser): its exact DTZ unless the material lets the
+    /// loser be forced into a zeroing move that keeps it lost.
+    fn natural_dtz(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<i32> {
+        if pos.is_checkmate() {
+            return Ok(0);
+        }
+        let k = key(pos);
+        if let Some(v) = memo.exact.get(&k) {
+            return Ok(*v);
+        }
+        Ok(match self.raw_memo(pos, k, memo)? {
+            MaybeRounded::Precise(v) => v,
+            MaybeRounded::Rounded(v) => {
+                let n = v.abs();
+                let odd = v > 0;
+                v.signum() * if (n % 2 == 1) == odd { n } else { n + 1 }
+            }
+        })
+    }
+
+    /// Settles the values of the line from `start` that natural parity
+    /// predicts, from its end back to `start`, into `memo`.
+    ///
+    /// A search down the phase from `start` proves each rounded value
+    /// through its successors' exact values, and where it may pick any
+    /// successor it picks one whose value is already settled. Settled from
+    /// the end backwards, the values of the line and near it are there when
+    /// the positions before them are settled, so that the proofs stay near
+    /// the line instead of each going its own way down the phase. The line
+    /// is first played by the values natural parity gives (one request a
+    /// ply, for the position's answer and every move's value); nothing in
+    /// it is trusted: it only orders the exact search, which then finds the
+    /// true line (and whatever it finds is exact, parity or not).
+    ///
+    /// # Errors
+    ///
+    /// As for [`Prober::dtz`].
+    pub fn settle_line_backwards(&self, start: &Chess, memo: &mut DtzMemo) -> Result<()> {
+        let Some(remote) = self.remote_source() else {
+            return Ok(());
+        };
+        // Only a rounded value where parity is not fixed needs the search.
+        let raw = match trusted(self.raw_dtz(start)?) {
+            MaybeRounded::Rounded(v) => v,
+            MaybeRounded::Precise(_) => return Ok(()),
+        };
+        let loser = if raw > 0 { !start.turn() } else { start.turn() };
+        if start.is_checkmate() || phase_parity_is_natural(start, loser) {
+            return Ok(());
+        }
+        let mut line = Vec::new();
+        let mut pos = start.clone();
+        while !pos.is_checkmate() && line.len() < 4000 {
+            let h = self.natural_dtz(&pos, memo)?;
+            if h == 0 {
+                break;
+            }
+            // Every move's value comes with the position's answer.
+            remote.answer(&pos)?;
+            let sign = h.signum();
+            let mut moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+            moves
+                .sort_by_cached_key(|m| UciMove::from_move(*m, CastlingMode::Standard).to_string());
+            let mut next = None;
+            for m in moves {
+                let mut after = pos.clone();
+                after.play_unchecked(m);
+                let mated = after.is_checkmate();
+                let score = if m.is_zeroing() || mated {
+                    let w = if mated {
+                        Wdl::Loss
+                    } else {
+                        wdl_of_dtz(self.natural_dtz(&after, memo)?)
+                    };
+                    zeroing_score(sign, w, mated)
+                } else {
+                    let v = self.natural_dtz(&after, memo)?;
+                    (v.signum() == -sign).then(|| 1 + v.abs())
+                };
+                if score == Some(h.abs()) {
+                    next = Some((after, m.is_zeroing() || mated));
+                    break;
+                }
+            }
+            line.push(pos.clone());
+            match next {
+                // The phase ends: what follows is in another table.
+                Some((_, true)) | None => break,
+                Some((after, false)) => pos = after,
+            }
+        }
+        for p in line.iter().rev() {
+            self.dtz_with(p, memo)?;
+        }
+        Ok(())
+    }
+
+    /// About how many requests the best-play line from `start` will send
+    /// the service this engine reads (0 for files), from the cache and the
+    /// first response only: a request a ply of the first phase (its length
+    /// is the first response's DTZ), [`SEARCH_PER_PLY`] a ply where that
+    /// DTZ is rounded and the material's DTZ parity is not fixed (a search
+    /// settles each), and [`LATER_PHASES`] for what follows the first
+    /// zeroing move; less the plies whose answers are cached, and nothing
+    /// when the whole first phase is. docs/remote.md says how close it came.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Prober::raw_dtz`] (the first response may cost a request).
+    pub fn line_request_estimate(&self, start: &Chess) -> Result<u64> {
+        let Some(remote) = self.remote_source() else {
+            return Ok(0);
+        };
+        if start.is_checkmate() {
+            return Ok(0);
+        }
+        let first = trusted(self.raw_dtz(start)?);
+        let raw = first.ignore_rounding();
+        if raw == 0 {
+            return Ok(0);
+        }
+        let plies = u64::from(raw.unsigned_abs()) + 1;
+        let winner = if raw > 0 { start.turn() } else { !start.turn() };
+        // Where parity is not fixed, the plies of a rounded value cost a
+        // search each: those of a cursed win or blessed loss above 100
+        // (always rounded), or all of them if the value is rounded below.
+        let searched = match first {
+            MaybeRounded::Rounded(_) if !phase_parity_is_natural(start, !winner) => {
+                if plies > 101 {
+                    plies - 101
+                } else {
+                    plies
+                }
+            }
+            _ => 0,
+        };
+        // The plies of the first phase whose answers are cached, followed
+        // by the raw values (the best move by them, the winner's fastest and
+        // the loser's slowest, is the line's but for rounding ties).
+        let mut pos = start.clone();
+        let mut cached = 0;
+        while cached < plies && !remote.costs_request(&pos) {
+            cached += 1;
+            // From the cache: no request, and every move's value.
+            remote.answer(&pos)?;
+            let sign = self.raw_dtz(&pos)?.ignore_rounding().signum();
+            let mut next: Option<((i32, bool), Chess)> = None;
+            for m in pos.legal_moves() {
+                if m.is_zeroing() {
+                    continue;
+                }
+                let mut after = pos.clone();
+                after.play_unchecked(m);
+                let v = self.raw_dtz(&after)?.ignore_rounding();
+                if v.signum() != -sign || after.is_checkmate() {
+                    continue;
+                }
+                // The winner wants the smallest, the loser the largest;
+                // of equal values (rounding hides which is best), one whose
+                // answer is cached.
+                let score = (
+                    if sign > 0 { -v.abs() } else { v.abs() },
+                    !remote.costs_request(&after),
+                );
+                if next.as_ref().is_none_or(|(best, _)| score > *best) {
+                    next = Some((score, after));
+                }
+            }
+            match next {
+                Some((_, after)) => pos = after,
+                None => break,
+            }
+        }
+        if cached >= plies {
+            return Ok(0);
+        }
+        // The cached plies are the first ones, those of the search.
+        let searched = searched.saturating_sub(cached);
+        Ok(plies - cached - searched + searched * SEARCH_PER_PLY + LATER_PHASES)
+    }
+
+    /// Why a report of `pos` is not exact, and how to make it exact.
+    fn not_exact_note(&self, pos: &Chess) -> String {
+        let (url, budget) = match self.remote_source() {
+            Some(r) => (r.url().to_owned(), r.stats().budget.unwrap_or(0)),
+            None => ("?".into(), 0),
+        };
+        let table = Material::from_board(pos.board())
+            .map(|m| m.table_name())
+            .unwrap_or_else(|_| "?".into());
+        format!(
+            "the request budget ({budget} requests to {url}) ran out before every DTZ was settled: \
+             where a range is given, the DTZ is n or n+1 plies and not exact; for exact values, \
+             probe with the table files ({table} and the tables its captures reach, --tables DIR), \
+             or with a larger --remote-budget (this run's answers are cached, so a second run \
+             asks only for the rest)"
+        )
+    }
+}
+
+/// The requests a ply of a line costs, about, where its DTZ is rounded and
+/// the material's DTZ parity is not fixed: its own answer and the searches
+/// that settle its rounded values. Measured on KBB v KN's longest blessed
+/// loss (docs/remote.md): 32 rounded plies (-132 to -101) and 126 precise
+/// ones cost 5,570 requests, about 170 a rounded ply.
+pub const SEARCH_PER_PLY: u64 = 170;
+
+/// The requests of a line's phases after its first zeroing move, about:
+/// they are in smaller tables, most of whose values are precise.
+pub const LATER_PHASES: u64 = 40;
+
+/// What the known values say of one move (see [`Prober::judge_move`]).
+enum Judged {
+    /// It scores the target.
+    Scores,
+    /// It does not.
+    Misses,
+    /// Only its successor's exact DTZ can tell; `likely` when the natural
+    /// parity says it scores.
+    Open { likely: bool },
 }
 
 /// A raw value as the exact search can trust it: a loss that

@@ -8,4 +8,4 @@
 mod engine;
 pub mod line;
 
-pub use self::engine::{DtzMemo, MoveEval, ProbeReport, Prober};
+pub use self::engine::{DtzMemo, MoveEval, MoveInexact, NotExact, ProbeReport, Prober};

@@ -378,6 +378,7 @@ impl<'p> Positions<'p> {
                     wdl: child.wdl,
                     dtz: child.depth,
                     zeroing: m.is_zeroing(),
+                    inexact: None,
                     mover_dtz: None,
                 },
             ));
@@ -401,6 +402,7 @@ impl<'p> Positions<'p> {
             engine: Some("solve".to_owned()),
             rule: Some(self.rule),
             metric: Some(self.metric),
+            inexact: None,
         })
     }
 }

@@ -124,7 +124,19 @@ pub struct RemoteChoice {
     /// (requests go one at a time; a 429 waits what the service asks).
     #[arg(long, value_name = "MS", default_value_t = 0, requires = "remote")]
     pub remote_spacing: u64,
+    /// Most requests one command may send the service (answers from the
+    /// cache are free). probe answers with what it knows when the budget
+    /// runs out, labelled not exact; line and records estimate a line's
+    /// cost first and refuse one past the budget (exit code 2).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_REMOTE_BUDGET, requires = "remote")]
+    pub remote_budget: u64,
 }
+
+/// The default of `--remote-budget`: a thousand requests, one at a time, is
+/// a few minutes of one connection to the public service, as much as a
+/// person browsing the analysis board sends in an afternoon; a probe needs
+/// one to a few dozen, a line about one a ply (docs/remote.md).
+pub const DEFAULT_REMOTE_BUDGET: u64 = 1000;
 
 /// The subcommands.
 #[derive(Subcommand, Debug)]

@@ -43,7 +43,8 @@ pub fn remote_prober(global: &Global, choice: &RemoteChoice) -> Result<Option<Pr
         url,
         global.remote_cache.as_deref(),
         std::time::Duration::from_millis(choice.remote_spacing),
-    )?;
+    )?
+    .with_budget(Some(choice.remote_budget));
     // Progress: a spinner with the count on a terminal, else a plain line
     // every thousand requests; nothing with --quiet.
     let remote = if global.quiet {
@@ -57,14 +58,22 @@ pub fn remote_prober(global: &Global, choice: &RemoteChoice) -> Result<Option<Pr
         let _ = REMOTE_SPINNER.set(bar.clone());
         let url = url.clone();
         remote.on_request(move |s| {
-            bar.set_message(format!("{} request(s) to {url}", s.requests));
+            bar.set_message(format!(
+                "{} request(s) to {url}, {} left of the budget",
+                s.requests,
+                s.remaining().unwrap_or(0)
+            ));
             bar.tick();
         })
     } else {
         let url = url.clone();
         remote.on_request(move |s| {
-            if s.requests % 1000 == 0 {
-                eprintln!("remote: {} requests to {url} so far", s.requests);
+            if s.requests % 100 == 0 {
+                eprintln!(
+                    "remote: {} requests to {url} so far, {} left of the budget",
+                    s.requests,
+                    s.remaining().unwrap_or(0)
+                );
             }
         })
     };
@@ -95,6 +104,9 @@ pub fn report_remote(global: &Global, prober: Option<&Prober>) {
         remote.url(),
         s.from_cache
     );
+    if let (Some(budget), Some(left)) = (s.budget, s.remaining()) {
+        line += &format!(" (budget {budget}, {left} left)");
+    }
     if s.damaged > 0 {
         line += &format!(" ({} damaged cache file(s) fetched again)", s.damaged);
     }

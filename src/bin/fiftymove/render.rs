@@ -61,19 +61,46 @@ pub fn probe_text(out: &mut impl Write, r: &ProbeReport) -> io::Result<()> {
             writeln!(out, "Engine    {engine}, {rule}")?;
         }
     }
-    writeln!(out, "WDL       {}", r.wdl.as_str())?;
-    writeln!(
-        out,
-        "{:<9} {} plies (exact)",
-        metric.to_uppercase(),
-        signed(r.dtz)
-    )?;
-    writeln!(
-        out,
-        "Clock     {} -> {} under {rule}",
-        r.halfmove_clock,
-        outcome_word(r.outcome_with_clock)
-    )?;
+    let ne = r.inexact.as_ref();
+    match ne.and_then(|n| n.wdl_range) {
+        Some([a, b]) => writeln!(
+            out,
+            "WDL       {} or {} (not exact)",
+            a.as_str(),
+            b.as_str()
+        )?,
+        None => writeln!(out, "WDL       {}", r.wdl.as_str())?,
+    }
+    match ne.and_then(|n| n.dtz_range) {
+        Some([a, b]) => writeln!(
+            out,
+            "{:<9} {} or {} plies (NOT exact)",
+            metric.to_uppercase(),
+            signed(a),
+            signed(b)
+        )?,
+        None => writeln!(
+            out,
+            "{:<9} {} plies (exact)",
+            metric.to_uppercase(),
+            signed(r.dtz)
+        )?,
+    }
+    match ne.and_then(|n| n.outcome_range) {
+        Some([a, b]) => writeln!(
+            out,
+            "Clock     {} -> {} or {} under {rule} (not exact)",
+            r.halfmove_clock,
+            outcome_word(a),
+            outcome_word(b)
+        )?,
+        None => writeln!(
+            out,
+            "Clock     {} -> {} under {rule}",
+            r.halfmove_clock,
+            outcome_word(r.outcome_with_clock)
+        )?,
+    }
     writeln!(out)?;
     writeln!(
         out,
@@ -81,15 +108,24 @@ pub fn probe_text(out: &mut impl Write, r: &ProbeReport) -> io::Result<()> {
         "move", "uci", "then (opp.)", metric
     )?;
     for m in &r.moves {
+        // A value that is not exact: "n|n+1" (n or n+1 plies).
+        let dtz = match &m.inexact {
+            Some(i) => format!("{}|{}", signed(i.dtz_range[0]), signed(i.dtz_range[1])),
+            None => signed(m.dtz),
+        };
         writeln!(
             out,
             "{:<8} {:<6} {:>13} {:>5}  {}",
             m.san,
             m.uci,
             m.wdl.as_str(),
-            signed(m.dtz),
+            dtz,
             if m.zeroing { "yes" } else { "" }
         )?;
+    }
+    if let Some(n) = ne {
+        writeln!(out)?;
+        writeln!(out, "NOT EXACT: {}", n.not_exact)?;
     }
     Ok(())
 }

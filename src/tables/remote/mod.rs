@@ -51,6 +51,16 @@ pub struct RemoteStats {
     /// Answers whose category was not exact (`maybe-*`, `syzygy-*`),
     /// resolved by fiftymove from the raw DTZ.
     pub inexact: u64,
+    /// The most requests this source may send (`--remote-budget`), if it
+    /// has a budget.
+    pub budget: Option<u64>,
+}
+
+impl RemoteStats {
+    /// The requests the budget still allows, if there is one.
+    pub fn remaining(&self) -> Option<u64> {
+        self.budget.map(|b| b.saturating_sub(self.requests))
+    }
 }
 
 /// The values of one position that the probe engine reads.
@@ -86,6 +96,8 @@ pub struct Remote {
     from_cache: AtomicU64,
     damaged: AtomicU64,
     inexact: AtomicU64,
+    /// The most requests to send; `None` for no limit.
+    budget: Option<u64>,
     /// Told after every request, for progress displays.
     on_request: Option<Box<dyn Fn(RemoteStats) + Send + Sync>>,
 }
@@ -118,8 +130,37 @@ impl Remote {
             from_cache: AtomicU64::new(0),
             damaged: AtomicU64::new(0),
             inexact: AtomicU64::new(0),
+            budget: None,
             on_request: None,
         })
+    }
+
+    /// Sends at most `budget` requests (none: no limit). Past it, a
+    /// question whose answer is not in memory or in the cache fails with
+    /// [`Error::RemoteBudget`], and the probe engine answers with what it
+    /// knows, labelled not exact.
+    pub fn with_budget(mut self, budget: Option<u64>) -> Remote {
+        self.budget = budget;
+        self
+    }
+
+    /// Whether the answer for `pos` would cost a request: it is neither in
+    /// memory nor in the disk cache.
+    pub fn costs_request(&self, pos: &Chess) -> bool {
+        let key = epd_of(pos);
+        if lock(&self.answers).contains_key(&key) {
+            return false;
+        }
+        match &self.cache {
+            Some(c) => !matches!(c.get(&format!("{key} 0 1")), Lookup::Hit(_)),
+            None => true,
+        }
+    }
+
+    /// Whether the raw values of `pos` are known without a request (it was
+    /// asked for, or is a move's result in an answer).
+    pub fn knows(&self, pos: &Chess) -> bool {
+        lock(&self.known).contains_key(&epd_of(pos))
     }
 
     /// Calls `f` with the running totals after every request (a walk of a
@@ -141,6 +182,7 @@ impl Remote {
             from_cache: self.from_cache.load(Ordering::Relaxed),
             damaged: self.damaged.load(Ordering::Relaxed),
             inexact: self.inexact.load(Ordering::Relaxed),
+            budget: self.budget,
         }
     }
 
@@ -190,6 +232,17 @@ impl Remote {
                 a
             }
             None => {
+                if let Some(budget) = self.budget {
+                    if self.requests.load(Ordering::Relaxed) >= budget {
+                        return Err(Error::RemoteBudget {
+                            url: self.url.clone(),
+                            budget,
+                            detail: format!(
+                                "the request budget ran out before {fen} was asked for"
+                            ),
+                        });
+                    }
+                }
                 let (body, attempts) = self
                     .client
                     .standard(&fen)

@@ -149,159 +149,23 @@ impl Verifier<'_> {
         for v in &views {
             resolved.push(self.resolve(v)?);
         }
-        let positions: u64 = views.iter().map(|v| v.side.positions).sum();
-        ev.positions = Some(positions);
+        let totals = Totals::of(&views);
+        ev.positions = Some(totals.positions);
         for (v, r) in views.iter().zip(&resolved) {
             let limit = limits.map(|(w, l)| if v.winner_to_move { w } else { l });
-            ev.sides.push(SideEvidence {
-                to_move: color_name(v.color).into(),
-                role: v.role().into(),
-                positions: v.side.positions,
-                wins: v.wins(),
-                cursed_wins: v.cursed(),
-                draws: v.side.wdl.draw,
-                other_side_wins: v.other_wins(),
-                longest_dtz: v.hist().max(),
-                longest_phase_plies: r.phase,
-                longest_moves: r.phase.map(|[lo, hi]| [v.moves(lo), v.moves(hi)]),
-                // A DTZ above 100 may stand for d or d - 100 plies, so the
-                // histogram alone can leave the lower bound at 0; the
-                // longest position's line, when it shows a phase over the
-                // limit, is one position that certainly is over it.
-                over_limit: limit.map(|l| {
-                    let [lo, hi] = over_limit(v.hist(), l);
-                    let witnessed = r.phase.is_some_and(|[p, _]| p > l);
-                    [if witnessed { lo.max(1) } else { lo }, hi]
-                }),
-                limit_plies: limit,
-                within_limit: None,
-                longest_dtr: None,
-                longest_dtm: None,
-            });
+            ev.sides.push(side_evidence(v, r, limit));
         }
-        // The longest witness: the side with the most winner's moves.
-        let longest_idx = (0..2)
-            .filter(|i| resolved[*i].phase.is_some())
-            .max_by_key(|i| {
-                let [_, hi] = resolved[*i].phase.unwrap_or([0, 0]);
-                (views[*i].moves(hi), usize::from(*i == 0))
-            });
-        ev.longest = longest_idx.and_then(|i| resolved[i].witness.clone());
-        let moves_bounds = {
-            let b: Vec<[u32; 2]> = views
-                .iter()
-                .zip(&resolved)
-                .filter_map(|(v, r)| r.phase.map(|[lo, hi]| [v.moves(lo), v.moves(hi)]))
-                .collect();
-            (!b.is_empty()).then(|| {
-                [
-                    b.iter().map(|x| x[0]).max().unwrap_or(0),
-                    b.iter().map(|x| x[1]).max().unwrap_or(0),
-                ]
-            })
-        };
-        let cursed: u64 = views.iter().map(View::cursed).sum();
-        let wins: u64 = views.iter().map(|v| v.wins() + v.cursed()).sum();
-        let draws: u64 = views.iter().map(|v| v.side.wdl.draw).sum();
-        let other: u64 = views.iter().map(View::other_wins).sum();
-        let over_hi: u64 = ev
-            .sides
-            .iter()
-            .filter_map(|s| s.over_limit)
-            .map(|[_, hi]| hi)
-            .sum();
-        let over_lo: u64 = ev
-            .sides
-            .iter()
-            .filter_map(|s| s.over_limit)
-            .map(|[lo, _]| lo)
-            .sum();
-        let unresolved = |ev: &mut Evidence, what: &str| {
-            ev.notes.push(format!(
-                "the longest position's line leaves the longest phase open ({what}); a DTZ above 100 may stand for d or d-100 plies"
-            ));
-            Verdict::Unverifiable
-        };
+        ev.longest = longest_witness(&views, &resolved);
         let verdict = match claim.check {
             Check::MaxMoves { moves } | Check::AtMostMoves { moves } => {
                 let exact_max = matches!(claim.check, Check::MaxMoves { .. });
-                ev.claimed_moves = Some(moves);
-                ev.observed_moves = moves_bounds;
-                ev.supporting = Some(wins.saturating_sub(over_hi));
-                ev.contradicting = Some(over_lo);
-                match moves_bounds {
-                    None => {
-                        ev.summary = format!("{material} has no wins for this side at all");
-                        Verdict::Refuted
-                    }
-                    Some([lo, hi]) if lo > moves => {
-                        ev.summary = format!(
-                            "some win needs {} moves, more than the {moves} claimed ({over_lo} position(s) over the bound)",
-                            show_bounds([lo, hi])
-                        );
-                        Verdict::Refuted
-                    }
-                    Some([lo, hi]) if hi <= moves && (!exact_max || lo == moves) => {
-                        ev.summary = if exact_max {
-                            format!("the longest win needs exactly {moves} moves, as claimed")
-                        } else {
-                            format!(
-                                "every win converts within {moves} moves (the longest needs {})",
-                                show_bounds([lo, hi])
-                            )
-                        };
-                        Verdict::Confirmed
-                    }
-                    Some([lo, hi]) if exact_max && hi < moves => {
-                        ev.summary = format!(
-                            "every win converts within the {moves} moves claimed, but the longest needs only {}: the bound holds, the maximum is not {moves}",
-                            show_bounds([lo, hi])
-                        );
-                        Verdict::Partly
-                    }
-                    Some(b) => unresolved(ev, &format!("{} moves", show_bounds(b))),
-                }
+                let bounds = moves_bounds(&views, &resolved);
+                moves_verdict(material, moves, exact_max, bounds, totals.wins, ev)
             }
             Check::Generally { outcome } => {
-                let (what, n) = match outcome {
-                    GeneralOutcome::Draw => ("draws", draws),
-                    GeneralOutcome::Win => ("wins for the winner", wins),
-                };
-                ev.supporting = Some(n);
-                ev.contradicting = Some(positions - n);
-                let share = pct(n, positions);
-                ev.summary = format!(
-                    "{share} of the {positions} positions are {what} ({wins} wins for {}, {draws} draws, {other} wins for the other side)",
-                    material.side(winner)
-                );
-                if positions > 0 && 2 * n > positions {
-                    Verdict::Confirmed
-                } else {
-                    Verdict::Refuted
-                }
+                generally_verdict(material, winner, outcome, &totals, ev)
             }
-            Check::AllWin => {
-                ev.supporting = Some(wins);
-                ev.contradicting = Some(positions - wins);
-                ev.summary = format!(
-                    "{wins} of the {positions} positions ({}) are wins for {} ({cursed} of them only without the 50-move rule); {draws} are draws and {other} wins for the other side",
-                    pct(wins, positions),
-                    material.side(winner)
-                );
-                if positions == 0 {
-                    ev.summary = "no position meets the condition".into();
-                    Verdict::Unverifiable
-                } else if wins == positions {
-                    Verdict::Confirmed
-                } else {
-                    ev.exception = self.find_exception(material, claim.filter.as_ref(), winner)?;
-                    if wins == 0 {
-                        Verdict::Refuted
-                    } else {
-                        Verdict::Partly
-                    }
-                }
-            }
+            Check::AllWin => self.all_win_verdict(claim, material, winner, &totals, ev)?,
             _ => Verdict::Unverifiable,
         };
         if resolved
@@ -313,6 +177,45 @@ impl Verifier<'_> {
             );
         }
         Ok(verdict)
+    }
+
+    /// An `AllWin` claim: every position (that the filter keeps) is a win,
+    /// else the first exception.
+    fn all_win_verdict(
+        &mut self,
+        claim: &Claim,
+        material: &Material,
+        winner: Color,
+        t: &Totals,
+        ev: &mut Evidence,
+    ) -> Result<Verdict> {
+        let Totals {
+            positions,
+            wins,
+            cursed,
+            draws,
+            other,
+        } = *t;
+        ev.supporting = Some(wins);
+        ev.contradicting = Some(positions - wins);
+        ev.summary = format!(
+            "{wins} of the {positions} positions ({}) are wins for {} ({cursed} of them only without the 50-move rule); {draws} are draws and {other} wins for the other side",
+            pct(wins, positions),
+            material.side(winner)
+        );
+        Ok(if positions == 0 {
+            ev.summary = "no position meets the condition".into();
+            Verdict::Unverifiable
+        } else if wins == positions {
+            Verdict::Confirmed
+        } else {
+            ev.exception = self.find_exception(material, claim.filter.as_ref(), winner)?;
+            if wins == 0 {
+                Verdict::Refuted
+            } else {
+                Verdict::Partly
+            }
+        })
     }
 
     /// Resolves the longest first phase of one side.
@@ -447,6 +350,188 @@ impl Verifier<'_> {
             moves: None,
             line,
         }))
+    }
+}
+
+/// The counts over both sides that the verdicts read.
+#[derive(Clone, Copy)]
+struct Totals {
+    positions: u64,
+    /// The winner's wins, cursed ones included.
+    wins: u64,
+    /// The winner's cursed wins.
+    cursed: u64,
+    draws: u64,
+    /// The other side's wins.
+    other: u64,
+}
+
+impl Totals {
+    fn of(views: &[View<'_>]) -> Totals {
+        Totals {
+            positions: views.iter().map(|v| v.side.positions).sum(),
+            wins: views.iter().map(|v| v.wins() + v.cursed()).sum(),
+            cursed: views.iter().map(View::cursed).sum(),
+            draws: views.iter().map(|v| v.side.wdl.draw).sum(),
+            other: views.iter().map(View::other_wins).sum(),
+        }
+    }
+}
+
+/// One side's evidence, with the counts over `limit` plies if the claim
+/// has a limit.
+fn side_evidence(v: &View<'_>, r: &Resolved, limit: Option<u32>) -> SideEvidence {
+    SideEvidence {
+        to_move: color_name(v.color).into(),
+        role: v.role().into(),
+        positions: v.side.positions,
+        wins: v.wins(),
+        cursed_wins: v.cursed(),
+        draws: v.side.wdl.draw,
+        other_side_wins: v.other_wins(),
+        longest_dtz: v.hist().max(),
+        longest_phase_plies: r.phase,
+        longest_moves: r.phase.map(|[lo, hi]| [v.moves(lo), v.moves(hi)]),
+        // A DTZ above 100 may stand for d or d - 100 plies, so the
+        // histogram alone can leave the lower bound at 0; the
+        // longest position's line, when it shows a phase over the
+        // limit, is one position that certainly is over it.
+        over_limit: limit.map(|l| {
+            let [lo, hi] = over_limit(v.hist(), l);
+            let witnessed = r.phase.is_some_and(|[p, _]| p > l);
+            [if witnessed { lo.max(1) } else { lo }, hi]
+        }),
+        limit_plies: limit,
+        within_limit: None,
+        longest_dtr: None,
+        longest_dtm: None,
+    }
+}
+
+/// The longest witness: the side with the most winner's moves.
+fn longest_witness(views: &[View<'_>; 2], resolved: &[Resolved]) -> Option<Witness> {
+    let longest_idx = (0..2)
+        .filter(|i| resolved[*i].phase.is_some())
+        .max_by_key(|i| {
+            let [_, hi] = resolved[*i].phase.unwrap_or([0, 0]);
+            (views[*i].moves(hi), usize::from(*i == 0))
+        });
+    longest_idx.and_then(|i| resolved[i].witness.clone())
+}
+
+/// The winner's moves for the longest phase over both sides, as bounds;
+/// `None` without a win.
+fn moves_bounds(views: &[View<'_>], resolved: &[Resolved]) -> Option<[u32; 2]> {
+    let b: Vec<[u32; 2]> = views
+        .iter()
+        .zip(resolved)
+        .filter_map(|(v, r)| r.phase.map(|[lo, hi]| [v.moves(lo), v.moves(hi)]))
+        .collect();
+    (!b.is_empty()).then(|| {
+        [
+            b.iter().map(|x| x[0]).max().unwrap_or(0),
+            b.iter().map(|x| x[1]).max().unwrap_or(0),
+        ]
+    })
+}
+
+/// A `MaxMoves` (`exact_max`) or `AtMostMoves` claim of `moves`, from the
+/// longest phase's `bounds` in the winner's moves and the sides' counts over
+/// the limit (already in `ev`).
+fn moves_verdict(
+    material: &Material,
+    moves: u32,
+    exact_max: bool,
+    bounds: Option<[u32; 2]>,
+    wins: u64,
+    ev: &mut Evidence,
+) -> Verdict {
+    let over_hi: u64 = ev
+        .sides
+        .iter()
+        .filter_map(|s| s.over_limit)
+        .map(|[_, hi]| hi)
+        .sum();
+    let over_lo: u64 = ev
+        .sides
+        .iter()
+        .filter_map(|s| s.over_limit)
+        .map(|[lo, _]| lo)
+        .sum();
+    ev.claimed_moves = Some(moves);
+    ev.observed_moves = bounds;
+    ev.supporting = Some(wins.saturating_sub(over_hi));
+    ev.contradicting = Some(over_lo);
+    match bounds {
+        None => {
+            ev.summary = format!("{material} has no wins for this side at all");
+            Verdict::Refuted
+        }
+        Some([lo, hi]) if lo > moves => {
+            ev.summary = format!(
+                "some win needs {} moves, more than the {moves} claimed ({over_lo} position(s) over the bound)",
+                show_bounds([lo, hi])
+            );
+            Verdict::Refuted
+        }
+        Some([lo, hi]) if hi <= moves && (!exact_max || lo == moves) => {
+            ev.summary = if exact_max {
+                format!("the longest win needs exactly {moves} moves, as claimed")
+            } else {
+                format!(
+                    "every win converts within {moves} moves (the longest needs {})",
+                    show_bounds([lo, hi])
+                )
+            };
+            Verdict::Confirmed
+        }
+        Some([lo, hi]) if exact_max && hi < moves => {
+            ev.summary = format!(
+                "every win converts within the {moves} moves claimed, but the longest needs only {}: the bound holds, the maximum is not {moves}",
+                show_bounds([lo, hi])
+            );
+            Verdict::Partly
+        }
+        Some(b) => {
+            ev.notes.push(format!(
+                "the longest position's line leaves the longest phase open ({} moves); a DTZ above 100 may stand for d or d-100 plies",
+                show_bounds(b)
+            ));
+            Verdict::Unverifiable
+        }
+    }
+}
+
+/// A `Generally` claim: most positions are draws, or wins for the winner.
+fn generally_verdict(
+    material: &Material,
+    winner: Color,
+    outcome: GeneralOutcome,
+    t: &Totals,
+    ev: &mut Evidence,
+) -> Verdict {
+    let Totals {
+        positions,
+        wins,
+        draws,
+        other,
+        ..
+    } = *t;
+    let (what, n) = match outcome {
+        GeneralOutcome::Draw => ("draws", draws),
+        GeneralOutcome::Win => ("wins for the winner", wins),
+    };
+    ev.supporting = Some(n);
+    ev.contradicting = Some(positions - n);
+    let share = pct(n, positions);
+    ev.summary = format!(
+        "{share} of the {positions} positions are {what} ({wins} wins for {}, {draws} draws, {other} wins for the other side)",
+        material.side(winner)
+    );
+    if positions > 0 && 2 * n > positions {
+        Verdict::Confirmed
+    } else {
+        Verdict::Refuted
     }
 }
 

@@ -928,9 +928,17 @@ enum Judged {
 /// A raw value as the exact search can trust it: a loss that
 /// shakmaty-syzygy calls precise is taken as rounded (see
 /// `Prober::raw_memo`).
+///
+/// The tie needs a precise successor and a rounded one of the same value
+/// `k - 1`, both of the side the table stores, in the same table. There a
+/// precise value is one the table stores in plies (every value of a win
+/// then is, and only cursed ones, above 100, are rounded) or one of 1 or
+/// 2 (a zeroing best move, or a threat), never from the table. So a
+/// precise loss of 4 to 101 plies (a successor of 3 to 100) cannot come
+/// from that tie and is kept.
 fn trusted(raw: MaybeRounded<i32>) -> MaybeRounded<i32> {
     match raw {
-        MaybeRounded::Precise(v) if v < -1 => MaybeRounded::Rounded(v),
+        MaybeRounded::Precise(v) if v < -1 && !(-101..=-4).contains(&v) => MaybeRounded::Rounded(v),
         other => other,
     }
 }

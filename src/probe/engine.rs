@@ -803,9 +803,9 @@ impl Prober {
     /// About how many requests the best-play line from `start` will send
     /// the service this engine reads (0 for files), from the cache and the
     /// first response only: a request a ply of the first phase (its length
-    /// is the first response's DTZ), [`SEARCH_PER_PLY`] a ply where that
+    /// is the first response's DTZ), `SEARCH_PER_PLY` a ply where that
     /// DTZ is rounded and the material's DTZ parity is not fixed (a search
-    /// settles each), and [`LATER_PHASES`] for what follows the first
+    /// settles each), and `LATER_PHASES` for what follows the first
     /// zeroing move; less the plies whose answers are cached, and nothing
     /// when the whole first phase is. docs/remote.md says how close it came.
     ///

@@ -907,8 +907,8 @@ impl Prober {
 /// the material's DTZ parity is not fixed: its own answer and the searches
 /// that settle its rounded values. Measured on KBB v KN's longest blessed
 /// loss (docs/remote.md): 32 rounded plies (-132 to -101) and 126 precise
-/// ones cost 5,570 requests, about 170 a rounded ply.
-pub const SEARCH_PER_PLY: u64 = 170;
+/// ones cost 4,908 requests, about 150 a rounded ply.
+pub const SEARCH_PER_PLY: u64 = 150;
 
 /// The requests of a line's phases after its first zeroing move, about:
 /// they are in smaller tables, most of whose values are precise.

@@ -398,10 +398,7 @@ fn imports_match_each_module_layer_paragraph() {
     assert!(
         against.is_empty(),
         "imports that a module's own `Layer:` paragraph does not allow (it must name \
-         every module above the foundation it uses, and use none it says it does not):\n{}\n\
-         solve -> probe (solve/positions.rs: probe's MoveEval and ProbeReport, and \
-         probe::line::LineOracle) is known: it goes once the report types and the line \
-         oracle move to the model layer of issue 41",
+         every module above the foundation it uses, and use none it says it does not):\n{}",
         list(&against)
     );
 }

@@ -22,9 +22,13 @@
 //! and a value above `2N` means cursed (blessed for the loser). With no
 //! rule there are no cursed wins and the depth is DTZ without a rule.
 //!
-//! Layer: above [`crate::scan`] (it fills the same statistics document) and
-//! [`crate::chess`]; it does not use [`crate::tables`] or [`crate::probe`],
-//! so its results are independent of Syzygy.
+//! Layer: above [`crate::scan`] (it fills the same statistics document),
+//! [`crate::probe`] (the report types `MoveEval` and `ProbeReport`, and the
+//! line oracle, which the positions module implements so that a solved position
+//! prints as a probed one) and [`crate::chess`]; it does not use
+//! [`crate::tables`], so its results are independent of Syzygy. Those probe
+//! types belong in a model layer below both engines (issue 41); until they
+//! move there, they are this layer's one use of `probe`.
 
 // Slots index parallel arrays (pieces, squares, slot maps); indexed loops
 // say that best.

@@ -579,6 +579,26 @@ impl Sweep {
         Ok(self.global(loc, turn))
     }
 
+    /// The global index and half of a position given as its pieces on
+    /// squares (any colour frame the table accepts) with `turn` to move,
+    /// if the window holds it (`None` if another chunk does).
+    ///
+    /// # Errors
+    ///
+    /// A position without an index in the DTZ file.
+    pub(crate) fn locate_in_window(
+        &self,
+        pieces: &[(shakmaty::Piece, u8)],
+        turn: Color,
+    ) -> Result<Option<(usize, usize)>> {
+        let loc = self
+            .dtz
+            .locate(pieces, turn, true)
+            .ok_or_else(|| Error::Other("position without an index in the DTZ file".into()))?;
+        let (j, half) = self.global(loc, turn);
+        Ok(self.span(&self.chunk).contains(&j).then_some((j, half)))
+    }
+
     /// The WDL code of a legal position of this table (after pass 1).
     fn main_wdl(&self, pos: &Pos, turn: Color) -> Result<u8> {
         let (j, half) = self.locate_main(pos, turn)?;
@@ -1120,6 +1140,11 @@ impl Sweep {
         // Symmetric material has no unstored side.
         let unstored = if self.symmetric { 0 } else { n };
         self.mag = [zeros(n), zeros(unstored)];
+    }
+
+    /// How many global indices the window holds.
+    pub(crate) fn window_len(&self) -> usize {
+        self.span(&self.chunk).len()
     }
 
     /// The blocks of the chunk the window holds.

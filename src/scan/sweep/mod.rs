@@ -36,6 +36,7 @@
 mod board;
 mod codec;
 mod dtz;
+mod shard;
 mod wdl;
 mod weights;
 
@@ -47,6 +48,7 @@ use shakmaty::Color;
 use self::{
     board::Pos,
     dtz::{sign, Block, Sweep, CHUNK, DTZ_MATED, ILLEGAL, MATED, PROCESS_BYTES},
+    shard::ShardCount,
     weights::{like_factorial, on_one_diagonal, Canon, Squares},
 };
 use crate::{
@@ -93,7 +95,7 @@ pub(crate) struct Progress<'a> {
 }
 
 impl Progress<'_> {
-    fn add(&self, n: u64) {
+    pub(crate) fn add(&self, n: u64) {
         let before = self.done.fetch_add(n, Ordering::Relaxed);
         let after = (before + n).min(self.total);
         let a = before.min(self.total) * PROGRESS_UNITS / self.total.max(1);
@@ -282,7 +284,13 @@ pub fn scan_with_sweep_plans(
         .iter()
         .map(|_| [Acc::default(), Acc::default()])
         .collect();
-    for chunk in sweep.chunks() {
+    let chunks = sweep.chunks();
+    // Small shards are counted by enumerating their positions (`shard`).
+    let mut shards: Vec<Option<ShardCount>> = plans
+        .iter()
+        .map(|plan| ShardCount::of(plan, chunks.len()))
+        .collect();
+    for chunk in chunks {
         let part = format!("blocks {}..{}", chunk.start, chunk.end);
         sweep.open_window(chunk);
         sweep.pass_stored(&progress)?;
@@ -293,18 +301,28 @@ pub fn scan_with_sweep_plans(
         lap(&format!(
             "{part}: rounding settled ({a} stored, {b} unstored)"
         ));
-        for (ctx, total) in contexts.iter().zip(totals.iter_mut()) {
+        for ((ctx, total), shard) in contexts.iter().zip(totals.iter_mut()).zip(&mut shards) {
+            if let Some(shard) = shard {
+                shard.count_window(&sweep, ctx.plan, &progress)?;
+                continue;
+            }
             let counted = count(&sweep, ctx, &progress);
             *total = merge_sides(std::mem::take(total), counted, &ctx.canon);
         }
         lap(&format!("{part}: count"));
     }
     let mut out = Vec::new();
-    for ((plan, ctx), total) in plans.iter().zip(&contexts).zip(totals) {
-        let mut stats = ScanStats::new(&material.to_string(), plan.raw);
-        for (color, acc) in [Color::White, Color::Black].into_iter().zip(total) {
-            *stats.side_mut(color) = side_stats(acc, ctx)?;
-        }
+    for (((plan, ctx), total), shard) in plans.iter().zip(&contexts).zip(totals).zip(shards) {
+        let mut stats = match shard {
+            Some(shard) => shard.stats,
+            None => {
+                let mut stats = ScanStats::new(&material.to_string(), plan.raw);
+                for (color, acc) in [Color::White, Color::Black].into_iter().zip(total) {
+                    *stats.side_mut(color) = side_stats(acc, ctx)?;
+                }
+                stats
+            }
+        };
         stats.shard = plan.shard;
         out.push(stats);
     }

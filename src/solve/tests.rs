@@ -96,9 +96,68 @@ fn materials(names: &[&str], dir: &Path) {
     }
 }
 
+/// The cache of every 3- and 4-piece material (the generator's list of
+/// them) solved under each of `RUNS`, filled once per run of the test
+/// binary by whichever test asks first (the others wait): the tests below
+/// read the same solves rather than each solving its materials again. The
+/// caches of earlier runs whose process is gone are removed first; the last
+/// of the [`SHARED_USERS`] tests to finish removes this run's.
+fn solved_3_4_piece_cache() -> &'static Path {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        const PREFIX: &str = "fiftymove-solved-3-4-";
+        let scratch = std::env::temp_dir();
+        if let Ok(entries) = std::fs::read_dir(&scratch) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if let Some(pid) = name.strip_prefix(PREFIX) {
+                    if !Path::new("/proc").join(pid).exists() {
+                        std::fs::remove_dir_all(entry.path()).ok();
+                    }
+                }
+            }
+        }
+        let dir = scratch.join(format!("{PREFIX}{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
+        let names: Vec<String> = crate::scan::reference::parse(include_str!(
+            "../../tests/reference/generator-stats-3-4-piece.txt"
+        ))
+        .unwrap()
+        .into_iter()
+        .map(|g| g.material)
+        .collect();
+        assert_eq!(names.len(), 35);
+        let solver = Solver::new(Some(Cache::new(&dir)), MemoryLimit::Available);
+        for name in &names {
+            for (rule, metric) in RUNS {
+                solver
+                    .prepare(&name.parse().unwrap(), rule, metric, &NoProgress)
+                    .unwrap();
+            }
+        }
+        dir
+    })
+}
+
+/// How many tests read [`solved_3_4_piece_cache`].
+const SHARED_USERS: usize = 4;
+
+/// Marks one reader of [`solved_3_4_piece_cache`] done; the last one
+/// removes the cache. A failed test never gets here, and leaves the cache
+/// to the next run's clean-up.
+fn done_with_solved_3_4_piece_cache() {
+    static DONE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    if DONE.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == SHARED_USERS {
+        std::fs::remove_dir_all(solved_3_4_piece_cache()).ok();
+    }
+}
+
 /// Every 3- and 4-piece table (the generator's list of them).
 #[test]
 fn metrics_agree_position_by_position_on_every_3_4_piece_table() {
+    let dir = solved_3_4_piece_cache();
+    let cache = Cache::new(dir);
+    let solver = Solver::new(Some(cache.clone()), MemoryLimit::Available);
     let names: Vec<String> = crate::scan::reference::parse(include_str!(
         "../../tests/reference/generator-stats-3-4-piece.txt"
     ))
@@ -106,11 +165,10 @@ fn metrics_agree_position_by_position_on_every_3_4_piece_table() {
     .into_iter()
     .map(|g| g.material)
     .collect();
-    assert_eq!(names.len(), 35);
-    let dir = std::env::temp_dir().join(format!("fiftymove-metrics-{}", std::process::id()));
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    materials(&refs, &dir);
-    std::fs::remove_dir_all(&dir).ok();
+    for name in &names {
+        check_material(&solver, &cache, &name.parse().unwrap());
+    }
+    done_with_solved_3_4_piece_cache();
 }
 
 /// The same on three 5-piece tables (an hour or more on 2 cores:
@@ -123,12 +181,23 @@ fn metrics_agree_position_by_position_on_five_piece_tables() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// DTR documents count the wins of each rule as the rule's own solve does.
+/// DTR documents count the wins of each rule as the rule's own solve does,
+/// on every 3- and 4-piece material.
 #[test]
 fn dtr_documents_count_each_rules_wins() {
-    let dir = std::env::temp_dir().join(format!("fiftymove-dtrdoc-{}", std::process::id()));
-    let solver = Solver::new(Some(Cache::new(&dir)), MemoryLimit::Available);
-    for name in ["KQvKR", "KPvKP", "KRvKP", "KBNvK"] {
+    let solver = Solver::new(
+        Some(Cache::new(solved_3_4_piece_cache())),
+        MemoryLimit::Available,
+    );
+    let names: Vec<String> = crate::scan::reference::parse(include_str!(
+        "../../tests/reference/generator-stats-3-4-piece.txt"
+    ))
+    .unwrap()
+    .into_iter()
+    .map(|g| g.material)
+    .collect();
+    let mut decisive = 0;
+    for name in &names {
         let material: Material = name.parse().unwrap();
         let plan = |rule, metric| SolvePlan {
             material,
@@ -153,10 +222,15 @@ fn dtr_documents_count_each_rules_wins() {
                     r.wdl.loss,
                     "{name} {n}"
                 );
+                decisive += r.wdl.win + r.wdl.loss;
             }
         }
     }
-    std::fs::remove_dir_all(&dir).ok();
+    assert!(
+        decisive > 0,
+        "no decisive position in any 3- or 4-piece table"
+    );
+    done_with_solved_3_4_piece_cache();
 }
 
 /// A white pawn on a4 locked by a black one on a5, as the tests of frozen
@@ -184,8 +258,10 @@ fn locked_a4_a5(b: &shakmaty::Board) -> bool {
 /// a4 and a5 (and, by the mirror, h4 and h5), in DTZ and DTR.
 #[test]
 fn frozen_slice_equals_the_whole_solve() {
-    let dir = std::env::temp_dir().join(format!("fiftymove-frozen-{}", std::process::id()));
-    let solver = Solver::new(Some(Cache::new(&dir)), MemoryLimit::Available);
+    let solver = Solver::new(
+        Some(Cache::new(solved_3_4_piece_cache())),
+        MemoryLimit::Available,
+    );
     let material: Material = "KPvKP".parse().unwrap();
     for (rule, metric) in [(Rule::FIFTY, Metric::Dtz), (Rule::None, Metric::Dtr)] {
         let plan = SolvePlan {
@@ -204,7 +280,7 @@ fn frozen_slice_equals_the_whole_solve() {
         assert!(whole.white.positions > 1_000, "{}", whole.white.positions);
         assert_eq!(slice, whole, "{metric:?}");
     }
-    std::fs::remove_dir_all(&dir).ok();
+    done_with_solved_3_4_piece_cache();
 }
 
 /// The exits of a slice of frozen pawns solved in the reached slices only
@@ -227,30 +303,33 @@ fn reached_slices_give_the_whole_exits_statistics() {
             filter: Some(std::sync::Arc::new(locked_a4_a5)),
         };
         // Separate caches: the reached run must not read the whole run's
-        // tables (and neither writes a partial table).
-        let whole = Solver::new(Some(Cache::new(dir.join("whole"))), MemoryLimit::Available)
-            .frozen_stats_with(
-                std::slice::from_ref(&plan),
-                &LOCKED_A4_A5,
-                &NoProgress,
-                true,
-            )
-            .unwrap()
-            .remove(0);
-        let reached = Solver::new(
-            Some(Cache::new(dir.join("reached"))),
+        // tables (and neither writes a partial table). The whole run's are
+        // the shared solves of every 3- and 4-piece material, which hold
+        // the slice's whole closure.
+        let whole = Solver::new(
+            Some(Cache::new(solved_3_4_piece_cache())),
             MemoryLimit::Available,
         )
         .frozen_stats_with(
             std::slice::from_ref(&plan),
             &LOCKED_A4_A5,
             &NoProgress,
-            false,
+            true,
         )
         .unwrap()
         .remove(0);
+        let reached = Solver::new(Some(Cache::new(&dir)), MemoryLimit::Available)
+            .frozen_stats_with(
+                std::slice::from_ref(&plan),
+                &LOCKED_A4_A5,
+                &NoProgress,
+                false,
+            )
+            .unwrap()
+            .remove(0);
         assert!(whole.white.wdl.win > 1_000, "{}", whole.white.wdl.win);
         assert_eq!(reached, whole, "{metric:?}");
     }
     std::fs::remove_dir_all(&dir).ok();
+    done_with_solved_3_4_piece_cache();
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: first the static checks (`cargo fmt --check`, clippy
-# on every target with warnings denied, and `cargo doc --no-deps` with
+# on every target with warnings denied, and `cargo doc --no-deps --release`
+# (the release profile, so that it reuses the dependencies clippy checked) with
 # rustdoc warnings denied), then starts the one-node SLURM cluster the
 # slurm_* tests need (scripts/slurm/local-cluster.sh; installs Debian's
 # packages on first use, needs root), installs python-chess from PyPI if
@@ -13,8 +14,8 @@ echo "== cargo fmt --check"
 cargo fmt --check
 echo "== cargo clippy --release --all-targets -- -D warnings"
 cargo clippy --release --all-targets -- -D warnings
-echo "== RUSTDOCFLAGS=\"-D warnings\" cargo doc --no-deps"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
+echo "== RUSTDOCFLAGS=\"-D warnings\" cargo doc --no-deps --release"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --release
 cluster=scripts/slurm/local-cluster.sh
 started=0
 stop() {

@@ -11,6 +11,8 @@ use serde::Serialize;
 use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Move, Position, Role};
 use shakmaty_syzygy::{MaybeRounded, ProbeError, SyzygyError, Tablebase};
 
+mod natural;
+
 use crate::{
     chess::{
         material::Material,
@@ -724,18 +726,21 @@ impl Prober {
     }
 
     /// Settles the values of the line from `start` that natural parity
-    /// predicts, from its end back to `start`, into `memo`.
+    /// predicts into `memo`.
     ///
-    /// A search down the phase from `start` proves each rounded value
-    /// through its successors' exact values, and where it may pick any
-    /// successor it picks one whose value is already settled. Settled from
-    /// the end backwards, the values of the line and near it are there when
-    /// the positions before them are settled, so that the proofs stay near
-    /// the line instead of each going its own way down the phase. The line
-    /// is first played by the values natural parity gives (one request a
-    /// ply, for the position's answer and every move's value); nothing in
-    /// it is trusted: it only orders the exact search, which then finds the
-    /// true line (and whatever it finds is exact, parity or not).
+    /// The line is first played by the values natural parity gives (one
+    /// request a ply, for the position's answer and every move's value).
+    /// Then a proof search (the `natural` module) proves those values with
+    /// the fewest positions it can find: a rounded value needs only the
+    /// bound its raw value does not give, and where any move will do, the
+    /// search takes the one whose proof is cheapest so far, so that the
+    /// proofs meet on shared positions. The line's own moves are the ones
+    /// it proves for the line's winner, since the walk plays them. Only
+    /// proven values enter the memo. Then each position of the line is
+    /// settled from its end back to `start` by the exact search, which
+    /// finds the proven values in the memo and searches only where a proof
+    /// failed (parity not natural there): whatever it finds is exact,
+    /// parity or not.
     ///
     /// # Errors
     ///
@@ -754,6 +759,7 @@ impl Prober {
             return Ok(());
         }
         let mut line = Vec::new();
+        let mut forced = HashMap::new();
         let mut pos = start.clone();
         while !pos.is_checkmate() && line.len() < 4000 {
             let h = self.natural_dtz(&pos, memo)?;
@@ -788,12 +794,17 @@ impl Prober {
                 }
             }
             line.push(pos.clone());
+            if let (true, Some((after, _))) = (sign > 0, &next) {
+                forced.insert(key(&pos), key(after));
+            }
             match next {
                 // The phase ends: what follows is in another table.
                 Some((_, true)) | None => break,
                 Some((after, false)) => pos = after,
             }
         }
+        // Proven or not, the exact search below has the last word.
+        natural::NaturalProof::new(self, forced).prove(start, memo)?;
         for p in line.iter().rev() {
             self.dtz_with(p, memo)?;
         }

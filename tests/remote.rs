@@ -611,8 +611,8 @@ fn binary_probe_and_line_remote_equal_local() {
             let out = common::run_ok(
                 common::fiftymove()
                     .env("FIFTYMOVE_CACHE_DIR", cache.path())
-                    // The KBB v KN line costs thousands of requests: more
-                    // than the default budget, which would refuse it.
+                    // The KBB v KN line costs about 720 requests and its
+                    // probe more: a budget that leaves both exact.
                     .args(["--json", cmd, &format!("--remote={url}")])
                     .args(["--remote-budget", "20000", fen]),
             );

@@ -917,9 +917,11 @@ impl Prober {
 /// The requests a ply of a line costs, about, where its DTZ is rounded and
 /// the material's DTZ parity is not fixed: its own answer and the searches
 /// that settle its rounded values. Measured on KBB v KN's longest blessed
-/// loss (docs/remote.md): 32 rounded plies (-132 to -101) and 126 precise
-/// ones cost 4,908 requests, about 150 a rounded ply.
-pub const SEARCH_PER_PLY: u64 = 150;
+/// loss (docs/remote.md): 32 rounded plies (-132 to -101), 126 precise ones
+/// and the KBB v K phase cost 724 requests since the natural values are
+/// proven by a proof-number search, about 18 a rounded ply (4,908, about
+/// 150 a rounded ply, with the depth-first search alone).
+pub const SEARCH_PER_PLY: u64 = 20;
 
 /// The requests of a line's phases after its first zeroing move, about:
 /// they are in smaller tables, most of whose values are precise.

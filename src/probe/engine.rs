@@ -308,7 +308,8 @@ impl Prober {
     }
 
     /// The raw value, through the memo, as an interval the exact search can
-    /// trust: a loss that shakmaty-syzygy calls precise is taken as rounded.
+    /// trust: a loss that shakmaty-syzygy calls precise is taken as rounded
+    /// unless it is 4 to 101 plies (see `trusted`).
     /// For the side a DTZ file does not store, shakmaty-syzygy searches one
     /// ply and keeps the first of two equal candidates; when a precise `k`
     /// comes before a rounded `k` ("k or k+1"), it answers a precise `k`
@@ -940,15 +941,21 @@ enum Judged {
 
 /// A raw value as the exact search can trust it: a loss that
 /// shakmaty-syzygy calls precise is taken as rounded (see
-/// `Prober::raw_memo`).
+/// `Prober::raw_memo`) unless it is 4 to 101 plies.
 ///
-/// The tie needs a precise successor and a rounded one of the same value
-/// `k - 1`, both of the side the table stores, in the same table. There a
-/// precise value is one the table stores in plies (every value of a win
-/// then is, and only cursed ones, above 100, are rounded) or one of 1 or
-/// 2 (a zeroing best move, or a threat), never from the table. So a
-/// precise loss of 4 to 101 plies (a successor of 3 to 100) cannot come
-/// from that tie and is kept.
+/// A service's precise value is this same one (lila-tablebase sends
+/// shakmaty-syzygy's `probe_dtz(..).precise()`), so the rule is the same for
+/// files and for a service. Why it is sound: the one-ply search of the side
+/// a DTZ file does not store states a loss one ply short only when a precise
+/// successor of `k` plies comes before a rounded one of `k` ("`k` or
+/// `k + 1`"). Both are the stored side's, in the same table (a non-zeroing
+/// move keeps the material and the pawns). A rounded value there comes
+/// from a table that stores moves: 1 + 2r plies for a win, 101 + 2r for a
+/// cursed win, so odd. A precise value there comes from a table that stores
+/// a win in plies (all its wins are then precise; only cursed ones, above
+/// 100, are rounded), or from a zeroing best move: 1 or 101. So `k` is 1 or
+/// 101, and the short loss is stated as 2 or 102 plies: a precise loss of 4
+/// to 101 plies cannot be one.
 fn trusted(raw: MaybeRounded<i32>) -> MaybeRounded<i32> {
     match raw {
         MaybeRounded::Precise(v) if v < -1 && !(-101..=-4).contains(&v) => MaybeRounded::Rounded(v),

@@ -660,9 +660,11 @@ impl Prober {
     pub fn report(&self, pos: &Chess) -> Result<ProbeReport> {
         let mut memo = DtzMemo::new();
         let mated = pos.is_checkmate();
-        // From a service, the position's phase is settled from its end
-        // first; a budget that runs out there leaves what it settled.
-        if let Err(e) = self.settle_line_backwards(pos, &mut memo) {
+        // From a service, the natural values of the position and of its
+        // moves' results are proven first (not the whole line: a probe
+        // needs only these); a budget that runs out there leaves what was
+        // proven.
+        if let Err(e) = self.prove_moves(pos, &mut memo) {
             if !budget_ran_out(&e) {
                 return Err(e);
             }
@@ -808,6 +810,41 @@ impl Prober {
         natural::NaturalProof::new(self, forced).prove(start, memo)?;
         for p in line.iter().rev() {
             self.dtz_with(p, memo)?;
+        }
+        Ok(())
+    }
+
+    /// From a service: proves the natural values of `pos` and of its
+    /// moves' results, where they are rounded and parity is not fixed, with
+    /// one proof search for all of them (the `natural` module), before the
+    /// exact search settles each: it finds the proven values in `memo`, and
+    /// searches only where a proof failed.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Prober::dtz`].
+    fn prove_moves(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<()> {
+        if self.remote_source().is_none() || pos.is_checkmate() {
+            return Ok(());
+        }
+        self.fetch_moves(pos)?;
+        let mut proof = natural::NaturalProof::new(self, HashMap::new());
+        let moves = pos.legal_moves().into_iter().map(|m| {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            after
+        });
+        for after in std::iter::once(pos.clone()).chain(moves) {
+            if after.is_checkmate() || memo.exact.contains_key(&key(&after)) {
+                continue;
+            }
+            let MaybeRounded::Rounded(v) = self.raw_memo(&after, key(&after), memo)? else {
+                continue;
+            };
+            let loser = if v > 0 { !after.turn() } else { after.turn() };
+            if !phase_parity_is_natural(&after, loser) {
+                proof.prove(&after, memo)?;
+            }
         }
         Ok(())
     }

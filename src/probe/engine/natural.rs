@@ -100,15 +100,26 @@ impl<'a> NaturalProof<'a> {
         }
     }
 
-    /// Proves the natural value of `root` (rounded, from the raw value
-    /// `raw`), and records every value proven on the way in `memo`.
-    /// Returns whether the root was proven.
+    /// Proves the natural value of `root`, and records every value proven
+    /// on the way in `memo`. Returns whether the root was proven (never
+    /// for a value that is not rounded, or already exact in `memo`).
     ///
     /// # Errors
     ///
     /// As for [`Prober::dtz`] (a request may fail, or the budget run out:
     /// what was proven before is in `memo`).
     pub(super) fn prove(&mut self, root: &Chess, memo: &mut DtzMemo) -> Result<bool> {
+        // Natural parity says nothing of a precise value.
+        let k = key(root);
+        if root.is_checkmate()
+            || memo.exact.contains_key(&k)
+            || matches!(
+                self.prober.raw_memo(root, k, memo)?,
+                MaybeRounded::Precise(_)
+            )
+        {
+            return Ok(false);
+        }
         let root = self.goal(root, memo)?;
         let outcome = self.search(root, memo);
         // Whatever was proven is exact, even if the search stopped early.

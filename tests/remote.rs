@@ -587,7 +587,13 @@ fn remote_lines_equal_local_lines_and_the_second_walk_is_free() {
         assert_eq!(again, want, "{fen}");
         let s2 = second.remote_source().unwrap().stats();
         assert_eq!(s2.requests, 0, "{s2:?}");
-        assert_eq!(s2.from_cache, s1.requests, "{fen}");
+        // At most what the first walk asked for: with every answer cached,
+        // the proof search sees every position as free and may prove the
+        // same values through fewer of them (KBB v KN: 692 of 724).
+        assert!(
+            s2.from_cache > 0 && s2.from_cache <= s1.requests,
+            "{fen}: {s2:?} after {s1:?}"
+        );
         eprintln!(
             "{fen}: {} requests, then {} from the cache",
             s1.requests, s2.from_cache
@@ -611,8 +617,8 @@ fn binary_probe_and_line_remote_equal_local() {
             let out = common::run_ok(
                 common::fiftymove()
                     .env("FIFTYMOVE_CACHE_DIR", cache.path())
-                    // The KBB v KN line costs thousands of requests: more
-                    // than the default budget, which would refuse it.
+                    // The KBB v KN line costs about 720 requests and its
+                    // probe more: a budget that leaves both exact.
                     .args(["--json", cmd, &format!("--remote={url}")])
                     .args(["--remote-budget", "20000", fen]),
             );

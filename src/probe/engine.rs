@@ -11,6 +11,8 @@ use serde::Serialize;
 use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Move, Position, Role};
 use shakmaty_syzygy::{MaybeRounded, ProbeError, SyzygyError, Tablebase};
 
+mod natural;
+
 use crate::{
     chess::{
         material::Material,
@@ -306,7 +308,8 @@ impl Prober {
     }
 
     /// The raw value, through the memo, as an interval the exact search can
-    /// trust: a loss that shakmaty-syzygy calls precise is taken as rounded.
+    /// trust: a loss that shakmaty-syzygy calls precise is taken as rounded
+    /// unless it is 4 to 101 plies (see `trusted`).
     /// For the side a DTZ file does not store, shakmaty-syzygy searches one
     /// ply and keeps the first of two equal candidates; when a precise `k`
     /// comes before a rounded `k` ("k or k+1"), it answers a precise `k`
@@ -657,9 +660,11 @@ impl Prober {
     pub fn report(&self, pos: &Chess) -> Result<ProbeReport> {
         let mut memo = DtzMemo::new();
         let mated = pos.is_checkmate();
-        // From a service, the position's phase is settled from its end
-        // first; a budget that runs out there leaves what it settled.
-        if let Err(e) = self.settle_line_backwards(pos, &mut memo) {
+        // From a service, the natural values of the position and of its
+        // moves' results are proven first (not the whole line: a probe
+        // needs only these); a budget that runs out there leaves what was
+        // proven.
+        if let Err(e) = self.prove_moves(pos, &mut memo) {
             if !budget_ran_out(&e) {
                 return Err(e);
             }
@@ -724,18 +729,21 @@ impl Prober {
     }
 
     /// Settles the values of the line from `start` that natural parity
-    /// predicts, from its end back to `start`, into `memo`.
+    /// predicts into `memo`.
     ///
-    /// A search down the phase from `start` proves each rounded value
-    /// through its successors' exact values, and where it may pick any
-    /// successor it picks one whose value is already settled. Settled from
-    /// the end backwards, the values of the line and near it are there when
-    /// the positions before them are settled, so that the proofs stay near
-    /// the line instead of each going its own way down the phase. The line
-    /// is first played by the values natural parity gives (one request a
-    /// ply, for the position's answer and every move's value); nothing in
-    /// it is trusted: it only orders the exact search, which then finds the
-    /// true line (and whatever it finds is exact, parity or not).
+    /// The line is first played by the values natural parity gives (one
+    /// request a ply, for the position's answer and every move's value).
+    /// Then a proof search (the `natural` module) proves those values with
+    /// the fewest positions it can find: a rounded value needs only the
+    /// bound its raw value does not give, and where any move will do, the
+    /// search takes the one whose proof is cheapest so far, so that the
+    /// proofs meet on shared positions. The line's own moves are the ones
+    /// it proves for the line's winner, since the walk plays them. Only
+    /// proven values enter the memo. Then each position of the line is
+    /// settled from its end back to `start` by the exact search, which
+    /// finds the proven values in the memo and searches only where a proof
+    /// failed (parity not natural there): whatever it finds is exact,
+    /// parity or not.
     ///
     /// # Errors
     ///
@@ -754,6 +762,7 @@ impl Prober {
             return Ok(());
         }
         let mut line = Vec::new();
+        let mut forced = HashMap::new();
         let mut pos = start.clone();
         while !pos.is_checkmate() && line.len() < 4000 {
             let h = self.natural_dtz(&pos, memo)?;
@@ -788,14 +797,54 @@ impl Prober {
                 }
             }
             line.push(pos.clone());
+            if let (true, Some((after, _))) = (sign > 0, &next) {
+                forced.insert(key(&pos), key(after));
+            }
             match next {
                 // The phase ends: what follows is in another table.
                 Some((_, true)) | None => break,
                 Some((after, false)) => pos = after,
             }
         }
+        // Proven or not, the exact search below has the last word.
+        natural::NaturalProof::new(self, forced).prove(start, memo)?;
         for p in line.iter().rev() {
             self.dtz_with(p, memo)?;
+        }
+        Ok(())
+    }
+
+    /// From a service: proves the natural values of `pos` and of its
+    /// moves' results, where they are rounded and parity is not fixed, with
+    /// one proof search for all of them (the `natural` module), before the
+    /// exact search settles each: it finds the proven values in `memo`, and
+    /// searches only where a proof failed.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Prober::dtz`].
+    fn prove_moves(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<()> {
+        if self.remote_source().is_none() || pos.is_checkmate() {
+            return Ok(());
+        }
+        self.fetch_moves(pos)?;
+        let mut proof = natural::NaturalProof::new(self, HashMap::new());
+        let moves = pos.legal_moves().into_iter().map(|m| {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            after
+        });
+        for after in std::iter::once(pos.clone()).chain(moves) {
+            if after.is_checkmate() || memo.exact.contains_key(&key(&after)) {
+                continue;
+            }
+            let MaybeRounded::Rounded(v) = self.raw_memo(&after, key(&after), memo)? else {
+                continue;
+            };
+            let loser = if v > 0 { !after.turn() } else { after.turn() };
+            if !phase_parity_is_natural(&after, loser) {
+                proof.prove(&after, memo)?;
+            }
         }
         Ok(())
     }
@@ -906,9 +955,11 @@ impl Prober {
 /// The requests a ply of a line costs, about, where its DTZ is rounded and
 /// the material's DTZ parity is not fixed: its own answer and the searches
 /// that settle its rounded values. Measured on KBB v KN's longest blessed
-/// loss (docs/remote.md): 32 rounded plies (-132 to -101) and 126 precise
-/// ones cost 4,908 requests, about 150 a rounded ply.
-pub const SEARCH_PER_PLY: u64 = 150;
+/// loss (docs/remote.md): 32 rounded plies (-132 to -101), 126 precise ones
+/// and the KBB v K phase cost 724 requests since the natural values are
+/// proven by a proof-number search, about 18 a rounded ply (4,908, about
+/// 150 a rounded ply, with the depth-first search alone).
+pub const SEARCH_PER_PLY: u64 = 20;
 
 /// The requests of a line's phases after its first zeroing move, about:
 /// they are in smaller tables, most of whose values are precise.
@@ -927,15 +978,21 @@ enum Judged {
 
 /// A raw value as the exact search can trust it: a loss that
 /// shakmaty-syzygy calls precise is taken as rounded (see
-/// `Prober::raw_memo`).
+/// `Prober::raw_memo`) unless it is 4 to 101 plies.
 ///
-/// The tie needs a precise successor and a rounded one of the same value
-/// `k - 1`, both of the side the table stores, in the same table. There a
-/// precise value is one the table stores in plies (every value of a win
-/// then is, and only cursed ones, above 100, are rounded) or one of 1 or
-/// 2 (a zeroing best move, or a threat), never from the table. So a
-/// precise loss of 4 to 101 plies (a successor of 3 to 100) cannot come
-/// from that tie and is kept.
+/// A service's precise value is this same one (lila-tablebase sends
+/// shakmaty-syzygy's `probe_dtz(..).precise()`), so the rule is the same for
+/// files and for a service. Why it is sound: the one-ply search of the side
+/// a DTZ file does not store states a loss one ply short only when a precise
+/// successor of `k` plies comes before a rounded one of `k` ("`k` or
+/// `k + 1`"). Both are the stored side's, in the same table (a non-zeroing
+/// move keeps the material and the pawns). A rounded value there comes
+/// from a table that stores moves: 1 + 2r plies for a win, 101 + 2r for a
+/// cursed win, so odd. A precise value there comes from a table that stores
+/// a win in plies (all its wins are then precise; only cursed ones, above
+/// 100, are rounded), or from a zeroing best move: 1 or 101. So `k` is 1 or
+/// 101, and the short loss is stated as 2 or 102 plies: a precise loss of 4
+/// to 101 plies cannot be one.
 fn trusted(raw: MaybeRounded<i32>) -> MaybeRounded<i32> {
     match raw {
         MaybeRounded::Precise(v) if v < -1 && !(-101..=-4).contains(&v) => MaybeRounded::Rounded(v),

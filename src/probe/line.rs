@@ -47,7 +47,9 @@ struct ProbeOracle<'a> {
 
 impl LineOracle for ProbeOracle<'_> {
     fn depth(&self, pos: &Chess) -> Result<i32> {
-        self.prober.dtz(pos)
+        // The line's memo: a fresh one would prove the start's value
+        // again, its own way, and might ask for positions the proof did not.
+        self.prober.dtz_with(pos, &mut self.memo.borrow_mut())
     }
 
     fn best_move(&self, pos: &Chess) -> Result<Option<(Move, i32)>> {

@@ -34,7 +34,6 @@
 #![allow(clippy::needless_range_loop)]
 
 mod board;
-mod codec;
 mod dtz;
 mod wdl;
 mod weights;
@@ -43,6 +42,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use shakmaty::Color;
+
+use crate::tables::reader::walk as codec;
 
 use self::{
     board::Pos,

@@ -55,6 +55,7 @@
 
 mod format;
 pub(crate) mod index;
+pub(crate) mod walk;
 
 use std::{
     fmt, io,

@@ -53,6 +53,7 @@
 //! passant rights. For the side a DTZ table does not store, DTZ must be
 //! computed by a one-ply search over the stored side.
 
+mod consts;
 mod format;
 pub(crate) mod index;
 pub(crate) mod walk;

@@ -4,7 +4,7 @@
 
 use shakmaty::{attacks, Bitboard, Color, Piece, Role, Square};
 
-use super::codec::{cidx, MAX};
+use crate::tables::reader::{cidx, MAX};
 
 /// No piece index.
 pub(crate) const NONE: u8 = u8::MAX;

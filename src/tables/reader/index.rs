@@ -475,27 +475,16 @@ impl Encoding {
         for (g, d) in digits.iter_mut().enumerate().take(self.lens.len()) {
             *d = (idx / self.factors[g]) % self.radix[g];
         }
-        self.fill(&digits, 0, self.lens.len(), squares);
+        self.fill(&digits, 0, self.lens.len(), squares, 0);
     }
 
     /// Computes the squares of groups `from..to` from their digits (the
-    /// squares of earlier groups are in place).
+    /// squares of earlier groups are in place), on a board without the
+    /// squares of the slots before `occupied_from` (0: the whole board;
+    /// it must not exceed the slots of groups before `from`): the squares
+    /// of the slots from there on occupy it.
     #[inline]
     pub(super) fn fill(
-        &self,
-        digits: &[u64; MAX],
-        from: usize,
-        to: usize,
-        squares: &mut [u8; MAX],
-    ) {
-        self.fill_from(digits, from, to, squares, 0);
-    }
-
-    /// [`Encoding::fill`] on a board without the squares of the slots
-    /// before `occupied_from` (which must not exceed the slots of groups
-    /// before `from`): the squares of the slots from there on occupy it.
-    #[inline]
-    pub(super) fn fill_from(
         &self,
         digits: &[u64; MAX],
         from: usize,

@@ -98,7 +98,7 @@ impl Encoding {
             rest /= self.radix[g];
         }
         let mut squares = [0u8; MAX];
-        self.fill(&digits, 0, split, &mut squares);
+        self.fill(&digits, 0, split, &mut squares, 0);
         let base = (0..split).map(|g| digits[g] * self.factors[g]).sum();
         let placed: usize = self.lens[..split].iter().sum();
         let occ = squares[..placed].iter().fold(0u64, |o, &s| o | 1 << s);
@@ -187,7 +187,7 @@ impl Encoding {
             rest /= self.radix[g];
         }
         let mut squares = [0u8; MAX];
-        self.fill(&digits, 0, split, &mut squares);
+        self.fill(&digits, 0, split, &mut squares, 0);
         let placed: usize = self.lens[..split].iter().sum();
         let occ = squares[..placed].iter().fold(0u64, |o, &s| o | 1 << s);
         let mut fresh = true;
@@ -306,12 +306,12 @@ impl Encoding {
             }
             // The groups before `fg`, and the squares outside them.
             if let Some(low) = (0..fg).find(|&g| changed & 1 << g != 0) {
-                self.fill(&digits.digits, low, fg, &mut squares);
+                self.fill(&digits.digits, low, fg, &mut squares, 0);
                 let occ = squares[..at].iter().fold(0u64, |o, &s| o | 1 << s);
                 outside = free_squares(occ, 0, 64).0;
             }
             if let Some(low) = (fg + 1..n).find(|&g| changed & 1 << g != 0) {
-                self.fill_from(&digits.digits, low, n, &mut virt, at + 1);
+                self.fill(&digits.digits, low, n, &mut virt, at + 1);
             }
             for d in 0..radix {
                 let t = d as u8 + offset;
@@ -330,7 +330,7 @@ impl Encoding {
     fn cursor(&self, idx: u64) -> Cursor<'_> {
         let digits = Digits::of(self, idx, None);
         let mut squares = [0u8; MAX];
-        self.fill(&digits.digits, 0, self.lens.len(), &mut squares);
+        self.fill(&digits.digits, 0, self.lens.len(), &mut squares, 0);
         Cursor {
             codec: self,
             digits,
@@ -473,7 +473,7 @@ impl Cursor<'_> {
         let c = self.codec;
         let changed = self.digits.step(&c.radix);
         let low = changed.trailing_zeros() as usize;
-        c.fill(&self.digits.digits, low, c.lens.len(), &mut self.squares);
+        c.fill(&self.digits.digits, low, c.lens.len(), &mut self.squares, 0);
     }
 }
 

@@ -1,8 +1,10 @@
 //! Syzygy table files: where they are (the configured directories and the
 //! inventory of what is there), the dependency check that runs before long
 //! work, md5 verification against the official list, and [`reader`], the
-//! streaming decoder of whole files; and [`remote`], the Lichess tablebase
-//! service as a source of the same values without the files.
+//! Syzygy format layer (headers, the one index encoder and decoder, the
+//! location of positions, the whole-table walks) with the streaming decoder
+//! of whole files; and [`remote`], the Lichess tablebase service as a
+//! source of the same values without the files.
 //!
 //! Layer: above [`crate::chess`], which it uses for material names. The
 //! probe engine ([`crate::probe`]), the scans ([`crate::scan`]), the claims

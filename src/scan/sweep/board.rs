@@ -4,7 +4,7 @@
 
 use shakmaty::{attacks, Bitboard, Color, Piece, Role, Square};
 
-use super::codec::{cidx, MAX};
+use crate::tables::reader::{cidx, MAX};
 
 /// No piece index.
 pub(crate) const NONE: u8 = u8::MAX;
@@ -48,6 +48,48 @@ pub(crate) struct Mv {
     pub(crate) promo: Option<Role>,
     /// A pawn double step: the square it passed over.
     pub(crate) ep: Option<u8>,
+}
+
+/// Calls `f` with the move of slot `i` to `to`, capturing slot `cap`: the
+/// four promotions (queen first) where it `promotes`, else the move itself,
+/// with `ep` the square a double step passed over. Both move generators
+/// emit through it, so that they give the same moves in the same order.
+#[inline]
+fn emit_move(i: usize, to: u8, cap: u8, promotes: bool, ep: Option<u8>, f: &mut impl FnMut(Mv)) {
+    let i = i as u8;
+    if promotes {
+        for r in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+            f(Mv {
+                i,
+                to,
+                cap,
+                promo: Some(r),
+                ep: None,
+            });
+        }
+    } else {
+        f(Mv {
+            i,
+            to,
+            cap,
+            promo: None,
+            ep,
+        });
+    }
+}
+
+/// The squares piece `p` on `from` attacks, with occupancy `occ` (inlined
+/// here for the sweep's inner loops).
+#[inline]
+fn piece_attacks(p: Piece, from: Square, occ: Bitboard) -> Bitboard {
+    match p.role {
+        Role::Pawn => attacks::pawn_attacks(p.color, from),
+        Role::Knight => attacks::knight_attacks(from),
+        Role::Bishop => attacks::bishop_attacks(from, occ),
+        Role::Rook => attacks::rook_attacks(from, occ),
+        Role::Queen => attacks::queen_attacks(from, occ),
+        Role::King => attacks::king_attacks(from),
+    }
 }
 
 #[inline]
@@ -129,16 +171,7 @@ impl Pos {
             if p.color != by || k as u8 == skip {
                 continue;
             }
-            let from = sq(self.sq[k]);
-            let hit = match p.role {
-                Role::Pawn => attacks::pawn_attacks(by, from),
-                Role::Knight => attacks::knight_attacks(from),
-                Role::Bishop => attacks::bishop_attacks(from, occ),
-                Role::Rook => attacks::rook_attacks(from, occ),
-                Role::Queen => attacks::queen_attacks(from, occ),
-                Role::King => attacks::king_attacks(from),
-            };
-            if hit.contains(t) {
+            if piece_attacks(p, sq(self.sq[k]), occ).contains(t) {
                 return true;
             }
         }
@@ -165,16 +198,7 @@ impl Pos {
             if p.color != by {
                 continue;
             }
-            let from = sq(self.sq[k]);
-            all |= match p.role {
-                Role::Pawn => attacks::pawn_attacks(by, from),
-                Role::Knight => attacks::knight_attacks(from),
-                Role::Bishop => attacks::bishop_attacks(from, occ),
-                Role::Rook => attacks::rook_attacks(from, occ),
-                Role::Queen => attacks::queen_attacks(from, occ),
-                Role::King => attacks::king_attacks(from),
-            }
-            .0;
+            all |= piece_attacks(p, sq(self.sq[k]), occ).0;
         }
         all
     }
@@ -274,25 +298,7 @@ impl Pos {
             if !check.safe(self, turn, i, to, cap, occ) {
                 return;
             }
-            if to >> 3 == last_rank {
-                for r in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
-                    f(Mv {
-                        i: i as u8,
-                        to,
-                        cap,
-                        promo: Some(r),
-                        ep: None,
-                    });
-                }
-            } else {
-                f(Mv {
-                    i: i as u8,
-                    to,
-                    cap,
-                    promo: None,
-                    ep,
-                });
-            }
+            emit_move(i, to, cap, to >> 3 == last_rank, ep, f);
         };
         let one = (from as i8 + step) as u8;
         if kind != Kind::Captures && !occ.contains(sq(one)) {
@@ -484,25 +490,8 @@ impl Attacks {
                 if !free && !pos.safe(turn, i, to, cap, Bitboard(self.occ)) {
                     continue;
                 }
-                if p.role == Role::Pawn && to >> 3 == last_rank {
-                    for r in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
-                        f(Mv {
-                            i: i as u8,
-                            to,
-                            cap,
-                            promo: Some(r),
-                            ep: None,
-                        });
-                    }
-                } else {
-                    f(Mv {
-                        i: i as u8,
-                        to,
-                        cap,
-                        promo: None,
-                        ep: None,
-                    });
-                }
+                let promotes = p.role == Role::Pawn && to >> 3 == last_rank;
+                emit_move(i, to, cap, promotes, None, &mut f);
             }
         }
     }

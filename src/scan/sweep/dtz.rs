@@ -30,15 +30,20 @@ use std::sync::atomic::{
 use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
+mod settle;
+mod wdl_pass;
+
 use super::{
     board::{Attacks, Kind, Mv, Pos},
-    codec::{cidx, slot_map, Counts, Located, MoverIndex, SubCodec, TableCodec, Units, MAX},
     table_error,
     wdl::{flip, CaptureRoute, Closure, RoutedMover, BLESSED, CURSED, DRAW, LOSS, WIN},
     Progress,
 };
 use crate::{
     error::{Error, Result},
+    tables::reader::{
+        cidx, slot_map, Counts, Encoding, Located, MoverIndex, TableLayout, Units, MAX,
+    },
     tables::reader::{DtzValue, SweepTable},
 };
 
@@ -176,7 +181,7 @@ pub(crate) struct Block {
     shared_lead: Option<[u8; MAX]>,
     /// Where pass 1 can walk the block with one piece innermost and find
     /// the placements' indices without encoding them (see
-    /// [`super::codec::SubCodec::mover`]).
+    /// [`crate::tables::reader::Encoding::mover`]).
     mover: Option<Mover>,
 }
 
@@ -199,7 +204,7 @@ struct Mover {
     dtz_slot: usize,
     wdl_slot: [usize; 2],
     /// The DTZ sub-table's work units for the walk with this piece
-    /// innermost ([`super::codec::SubCodec::mover_units`]).
+    /// innermost ([`crate::tables::reader::Encoding::mover_units`]).
     units: Units,
 }
 
@@ -217,7 +222,7 @@ impl SuccessorMemo {
 /// One placement of a walk with the mover innermost, and what its run
 /// knows of the indices (see [`Sweep::walk_runs`]).
 struct Run<'a> {
-    codec: &'a SubCodec,
+    codec: &'a Encoding,
     /// The mover's slot.
     slot: usize,
     /// The placement as the run began (the mover's square aside).
@@ -264,9 +269,9 @@ pub(crate) struct Sweep {
     pub(crate) counts: Counts,
     dtz_file: SweepTable,
     /// Encodings of the DTZ file.
-    pub(crate) dtz: TableCodec,
+    pub(crate) dtz: TableLayout,
     wdl_file: SweepTable,
-    wdl: TableCodec,
+    wdl: TableLayout,
     closure: Closure,
     /// The DTZ file's sub-tables.
     pub(crate) blocks: Vec<Block>,
@@ -352,26 +357,16 @@ impl Sweep {
             what: what.to_owned(),
             detail: detail.to_owned(),
         };
-        let wdl = TableCodec::of(&wdl_file).ok_or_else(|| {
-            bad(
-                &wdl_file.path().display().to_string(),
-                "unrecognised index encoding",
-            )
-        })?;
-        let dtz = TableCodec::of(&dtz_file).ok_or_else(|| {
-            bad(
-                &dtz_file.path().display().to_string(),
-                "unrecognised index encoding",
-            )
-        })?;
-        let counts = super::codec::parse_counts(dtz_file.material())
+        let wdl = wdl_file.layout().clone();
+        let dtz = dtz_file.layout().clone();
+        let counts = crate::tables::reader::parse_counts(dtz_file.material())
             .ok_or_else(|| bad(dtz_file.material(), "not a material"))?;
         let symmetric = wdl.symmetric;
         let mut blocks = Vec::new();
         let mut block_of_sub = vec![usize::MAX; dtz.subs.len()];
         let mut base = 0usize;
         for (k, info) in dtz.subs.iter().enumerate() {
-            let len = info.codec.size as usize;
+            let len = info.encoding.size as usize;
             let mut wdl_perm = [None, None];
             let mut same_index = [false, false];
             // A symmetric material's files store one side to move, and
@@ -390,8 +385,8 @@ impl Sweep {
                         ))
                     }
                 };
-                let wp = &wdl.subs[ws].codec.pieces;
-                let dp = &info.codec.pieces;
+                let wp = &wdl.subs[ws].encoding.pieces;
+                let dp = &info.encoding.pieces;
                 // The leading pawn stays first.
                 let perm = slot_map(wp, dp, dtz.has_pawns.then_some(0))
                     .ok_or_else(|| bad(wdl_file.material(), "piece lists differ"))?;
@@ -399,14 +394,14 @@ impl Sweep {
                     .iter()
                     .enumerate()
                     .all(|(slot, &d)| usize::from(d) == slot);
-                same_index[half] = identity && wdl.subs[ws].codec == info.codec;
+                same_index[half] = identity && wdl.subs[ws].encoding == info.encoding;
                 wdl_perm[half] = Some((ws, perm));
             }
             let shared_lead = match &wdl_perm {
                 [Some((w0, p0)), Some((w1, p1))] if !same_index[0] && !same_index[1] => {
-                    let (c0, c1) = (&wdl.subs[*w0].codec, &wdl.subs[*w1].codec);
+                    let (c0, c1) = (&wdl.subs[*w0].encoding, &wdl.subs[*w1].encoding);
                     let n = c0.pieces.len();
-                    let lead = c0.lens[0];
+                    let lead = c0.lead_len();
                     // The DTZ slot p1[t] sits at slot map[t] of the
                     // stored side's WDL order.
                     let mut map = [0u8; MAX];
@@ -423,15 +418,15 @@ impl Sweep {
             };
             let mover = match &wdl_perm {
                 [Some((w0, p0)), Some((w1, p1))] => {
-                    let n = info.codec.pieces.len();
+                    let n = info.encoding.pieces.len();
                     let wdl_slot = |perm: &[u8; MAX], d: usize| {
                         perm[..n].iter().position(|&x| usize::from(x) == d)
                     };
                     (0..n).find_map(|d| {
                         let slots = [wdl_slot(p0, d)?, wdl_slot(p1, d)?];
-                        let units = info.codec.mover_units(d)?;
-                        let ok = wdl.subs[*w0].codec.can_move(slots[0])
-                            && wdl.subs[*w1].codec.can_move(slots[1]);
+                        let units = info.encoding.mover_units(d)?;
+                        let ok = wdl.subs[*w0].encoding.can_move(slots[0])
+                            && wdl.subs[*w1].encoding.can_move(slots[1]);
                         ok.then_some(Mover {
                             dtz_slot: d,
                             wdl_slot: slots,
@@ -442,7 +437,7 @@ impl Sweep {
                 _ => None,
             };
             block_of_sub[k] = blocks.len();
-            let pieces = &info.codec.pieces;
+            let pieces = &info.encoding.pieces;
             blocks.push(Block {
                 sub: k,
                 side: info.side,
@@ -526,14 +521,14 @@ impl Sweep {
     /// The placement of a local index of a block, in DTZ slot order.
     #[inline]
     pub(crate) fn pos_of(&self, b: &Block, local: usize) -> Pos {
-        let codec = &self.dtz.subs[b.sub].codec;
+        let codec = &self.dtz.subs[b.sub].encoding;
         let mut squares = [0u8; MAX];
         codec.decode(local as u64, &mut squares);
         Pos::new(&codec.pieces, &squares)
     }
 
     /// Calls `f(local index, position)` for every placement of one work
-    /// unit of block `b` (see [`super::codec::SubCodec::walk`]) and reports the unit's
+    /// unit of block `b` (see [`crate::tables::reader::Encoding::walk`]) and reports the unit's
     /// placements to `progress`. The position is built once per unit: the
     /// pieces stay, only the squares change.
     ///
@@ -548,7 +543,7 @@ impl Sweep {
         progress: &Progress,
         mut f: impl FnMut(usize, &Pos) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
-        let codec = &self.dtz.subs[b.sub].codec;
+        let codec = &self.dtz.subs[b.sub].encoding;
         let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
         let mut n = 0;
         let walked = codec.walk(units, unit, |local, squares| {
@@ -572,9 +567,19 @@ impl Sweep {
     /// Finds a position of this table (any slot order).
     fn locate_main(&self, pos: &Pos, turn: Color) -> Result<(usize, usize)> {
         let (pairs, n) = pos.pair_array();
+        self.locate_pieces(&pairs[..n], turn)
+    }
+
+    /// Finds a position given as its pieces on squares (any colour frame
+    /// the table accepts).
+    fn locate_pieces(
+        &self,
+        pieces: &[(shakmaty::Piece, u8)],
+        turn: Color,
+    ) -> Result<(usize, usize)> {
         let loc = self
             .dtz
-            .locate(&pairs[..n], turn, true)
+            .locate(pieces, turn, true)
             .ok_or_else(|| Error::Other("position without an index in the DTZ file".into()))?;
         Ok(self.global(loc, turn))
     }
@@ -591,11 +596,7 @@ impl Sweep {
         pieces: &[(shakmaty::Piece, u8)],
         turn: Color,
     ) -> Result<Option<(usize, usize)>> {
-        let loc = self
-            .dtz
-            .locate(pieces, turn, true)
-            .ok_or_else(|| Error::Other("position without an index in the DTZ file".into()))?;
-        let (j, half) = self.global(loc, turn);
+        let (j, half) = self.locate_pieces(pieces, turn)?;
         Ok(self.span(&self.chunk).contains(&j).then_some((j, half)))
     }
 
@@ -650,384 +651,6 @@ impl Sweep {
             Some(e) => Err(e),
             None => Ok(found),
         }
-    }
-
-    /// Pass 1: WDL codes of every placement, both sides to move.
-    pub(crate) fn pass_wdl(&mut self, progress: &Progress) -> Result<()> {
-        // Written out of index order (see `SubCodec::walk`): atomics let
-        // the units share the vector; relaxed stores are plain stores.
-        // Filled by all threads: the first touch of its pages is a good
-        // part of the cost.
-        let w: Vec<[AtomicU8; 2]> = (0..self.len())
-            .into_par_iter()
-            .map(|_| [AtomicU8::new(ILLEGAL), AtomicU8::new(ILLEGAL)])
-            .collect();
-        // Symmetric material looks its WDL up in the whole file; otherwise
-        // a block reads only its own WDL sub-tables, decoded per block.
-        let whole = if self.symmetric {
-            Some(self.raw_wdl(None)?)
-        } else {
-            None
-        };
-        for b in &self.blocks {
-            let own;
-            let raw = match &whole {
-                Some(r) => r,
-                None => {
-                    own = self.raw_wdl(Some(b))?;
-                    &own
-                }
-            };
-            if let Some(mover) = b.mover {
-                (0..mover.units.count).into_par_iter().try_for_each_init(
-                    || vec![(0, CaptureMemo::General); MAX * MAX],
-                    |memo, unit| self.walk_unit_mover(b, mover, unit, raw, &w, memo, progress),
-                )?;
-                continue;
-            }
-            let units = self.dtz.subs[b.sub].codec.units();
-            (0..units.count).into_par_iter().try_for_each(|unit| {
-                self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
-                    let turns = [b.side, !b.side];
-                    let att = pos.attacks();
-                    let legal = [att.legal(turns[0]), !self.symmetric && att.legal(turns[1])];
-                    let stored = match b.shared_lead {
-                        Some(map) if legal == [true, true] => {
-                            self.stored_wdl_shared(raw, b, &map, pos)?
-                        }
-                        _ => {
-                            let mut stored = [ILLEGAL; 2];
-                            for half in 0..2 {
-                                if legal[half] {
-                                    stored[half] =
-                                        self.stored_wdl(raw, b, half, local, pos, turns[half])?;
-                                }
-                            }
-                            stored
-                        }
-                    };
-                    let mut after_capture = |m, turn| self.capture_wdl(b, pos, m, turn);
-                    let out = &w[b.base + local];
-                    self.store_codes(b, pos, &att, stored, out, &mut after_capture)
-                })
-            })?;
-        }
-        self.w = w;
-        Ok(())
-    }
-
-    /// Pass 1's work on one placement once its stored values are known:
-    /// the WDL codes of the sides to move (stored side first) for which it
-    /// is legal, those whose stored value is not [`ILLEGAL`].
-    #[inline]
-    fn store_codes(
-        &self,
-        b: &Block,
-        pos: &Pos,
-        att: &Attacks,
-        stored: [u8; 2],
-        out: &[AtomicU8; 2],
-        after_capture: &mut impl FnMut(Mv, Color) -> Result<u8>,
-    ) -> Result<()> {
-        let turns = [b.side, !b.side];
-        for (half, cell) in out.iter().enumerate() {
-            if stored[half] != ILLEGAL {
-                let code = self.wdl_code(pos, att, turns[half], stored[half], after_capture)?;
-                cell.store(code, Relaxed);
-            }
-        }
-        Ok(())
-    }
-
-    /// Pass 1 on one work unit of block `b`, walked with the piece
-    /// `mover` innermost: the placement's DTZ index and both sides' WDL
-    /// indices are worked out once per run of the mover (see
-    /// [`super::codec::SubCodec::mover`]), not encoded per placement.
-    #[allow(clippy::too_many_arguments)]
-    fn walk_unit_mover(
-        &self,
-        b: &Block,
-        mover: Mover,
-        unit: u64,
-        raw: &RawWdl,
-        w: &[[AtomicU8; 2]],
-        memo: &mut [(u64, CaptureMemo)],
-        progress: &Progress,
-    ) -> Result<()> {
-        let (Some((w0, p0)), Some((w1, p1))) = (&b.wdl_perm[0], &b.wdl_perm[1]) else {
-            return Err(Error::Other("mover without WDL sub-tables".into()));
-        };
-        let codec = &self.dtz.subs[b.sub].codec;
-        let wdl = [&self.wdl.subs[*w0], &self.wdl.subs[*w1]];
-        let perms = [p0, p1];
-        let turns = [b.side, !b.side];
-        let n = codec.pieces.len();
-        let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
-        // The run's indices by the mover's square: the DTZ index, and each
-        // side's WDL index (`None`: no index, which a legal placement
-        // must not meet).
-        let mut dtz_index: Option<[u64; 64]> = None;
-        let mut wdl_index: [Option<[u64; 64]>; 2] = [None, None];
-        let mut count = 0;
-        let no_index = || Error::Other("legal position without a WDL index".into());
-        // Runs are numbered from the unit's first index, so that a memo
-        // entry of an earlier unit never passes for one of this unit.
-        let mut run = unit * (1 << 32);
-        let walked = codec.walk_mover(mover.units, unit, mover.dtz_slot, |squares, fresh| {
-            count += 1;
-            if fresh {
-                run += 1;
-                pos.sq = *squares;
-                dtz_index = codec.mover(squares, mover.dtz_slot).map(|m| m.table());
-                for half in 0..2 {
-                    let mut ws = [0u8; MAX];
-                    for (slot, &d) in perms[half][..n].iter().enumerate() {
-                        ws[slot] = squares[usize::from(d)];
-                    }
-                    wdl_index[half] = wdl[half]
-                        .codec
-                        .mover(&ws, mover.wdl_slot[half])
-                        .map(|m| m.table());
-                }
-            }
-            let sq = squares[mover.dtz_slot];
-            let local = dtz_index
-                .as_ref()
-                .ok_or_else(|| Error::Other("walked placement without a DTZ index".into()))?
-                [usize::from(sq)] as usize;
-            // Only the mover moved: one byte, not the whole array (which
-            // the walk has just written byte by byte; a wide load of it
-            // would wait for those stores).
-            pos.sq[mover.dtz_slot] = sq;
-            let att = pos.attacks();
-            let legal = [att.legal(turns[0]), att.legal(turns[1])];
-            let mut stored = [ILLEGAL; 2];
-            for half in 0..2 {
-                if legal[half] {
-                    let idx = wdl_index[half].as_ref().ok_or_else(no_index)?[usize::from(sq)];
-                    stored[half] = raw.get(turns[half], wdl[half].start + idx);
-                }
-            }
-            let pos = &pos;
-            let mut after_capture = |m: Mv, turn: Color| -> Result<u8> {
-                let cell = &mut memo[usize::from(m.i) * MAX + usize::from(m.cap)];
-                if cell.0 != run {
-                    *cell = (run, self.capture_memo(b, pos, m, turn, mover.dtz_slot)?);
-                }
-                match &cell.1 {
-                    CaptureMemo::Value(v) => Ok(*v),
-                    CaptureMemo::Moving(r) => {
-                        let route = b.routes[usize::from(m.cap)]
-                            .as_ref()
-                            .ok_or_else(|| Error::Other("capture memo without its route".into()))?;
-                        self.closure
-                            .wdl_routed_mover(route, r, sq, || pos.after(m), !turn)
-                    }
-                    CaptureMemo::General => self.capture_wdl(b, pos, m, turn),
-                }
-            };
-            let out = &w[b.base + local];
-            self.store_codes(b, pos, &att, stored, out, &mut after_capture)
-        });
-        progress.add(count);
-        walked
-    }
-
-    /// The WDL file's stored values that pass 1 reads for block `b` (the
-    /// WDL sub-tables of its placements, one per side to move), or for
-    /// every block (`None`: the whole file).
-    fn raw_wdl(&self, b: Option<&Block>) -> Result<RawWdl> {
-        let mut raw = RawWdl {
-            vals: [Vec::new(), Vec::new()],
-            start: [0, 0],
-        };
-        let ranges = self.raw_ranges(b)?;
-        for (side, range) in [Color::White, Color::Black].into_iter().zip(ranges) {
-            let mut v = vec![0u8; (range.end - range.start) as usize];
-            raw.start[cidx(side)] = range.start;
-            self.wdl_file
-                .decode(side, range, &mut v)
-                .map_err(table_error)?;
-            raw.vals[cidx(side)] = v;
-        }
-        Ok(raw)
-    }
-
-    /// The WDL indices, White's and Black's, that [`Sweep::raw_wdl`]
-    /// decodes for block `b` (or for every block).
-    fn raw_ranges(&self, b: Option<&Block>) -> Result<[std::ops::Range<u64>; 2]> {
-        let range = |side: Color| -> Result<std::ops::Range<u64>> {
-            let Some(b) = b else {
-                return Ok(0..self.wdl_file.index_len(side));
-            };
-            let half = usize::from(side != b.side);
-            let Some((ws, _)) = &b.wdl_perm[half] else {
-                return Err(Error::Other("block without its WDL sub-table".into()));
-            };
-            let info = &self.wdl.subs[*ws];
-            Ok(info.start..info.start + info.codec.size)
-        };
-        Ok([range(Color::White)?, range(Color::Black)?])
-    }
-
-    /// The stored WDL of a legal placement for one side to move (pass 1),
-    /// captures not yet applied.
-    #[inline]
-    fn stored_wdl(
-        &self,
-        raw: &RawWdl,
-        b: &Block,
-        half: usize,
-        local: usize,
-        pos: &Pos,
-        turn: Color,
-    ) -> Result<u8> {
-        Ok(match &b.wdl_perm[half] {
-            Some((ws, _)) if b.same_index[half] => {
-                raw.get(turn, self.wdl.subs[*ws].start + local as u64)
-            }
-            Some((ws, perm)) => {
-                let info = &self.wdl.subs[*ws];
-                let mut squares = [0u8; MAX];
-                for (slot, &d) in perm[..pos.n].iter().enumerate() {
-                    squares[slot] = pos.sq[usize::from(d)];
-                }
-                let idx = info
-                    .codec
-                    .encode(&mut squares[..pos.n])
-                    .ok_or_else(|| Error::Other("legal position without a WDL index".into()))?;
-                raw.get(turn, info.start + idx)
-            }
-            None => {
-                let (pairs, n) = pos.pair_array();
-                let loc = self
-                    .wdl
-                    .locate(&pairs[..n], turn, false)
-                    .ok_or_else(|| Error::Other("legal position without a WDL index".into()))?;
-                raw.get(loc.side, loc.idx)
-            }
-        })
-    }
-
-    /// [`Sweep::stored_wdl`] of both sides to move at once, where their
-    /// WDL sub-tables share the leading group (`map`: see
-    /// [`Block::shared_lead`]).
-    #[inline]
-    fn stored_wdl_shared(
-        &self,
-        raw: &RawWdl,
-        b: &Block,
-        map: &[u8; MAX],
-        pos: &Pos,
-    ) -> Result<[u8; 2]> {
-        let (Some((w0, perm)), Some((w1, _))) = (&b.wdl_perm[0], &b.wdl_perm[1]) else {
-            return Err(Error::Other(
-                "shared leading group without WDL sub-tables".into(),
-            ));
-        };
-        let (i0, i1) = (&self.wdl.subs[*w0], &self.wdl.subs[*w1]);
-        let n = pos.n;
-        let mut s0 = [0u8; MAX];
-        for (slot, &d) in perm[..n].iter().enumerate() {
-            s0[slot] = pos.sq[usize::from(d)];
-        }
-        let lead = i0
-            .codec
-            .encode_lead(&mut s0[..n])
-            .ok_or_else(|| Error::Other("legal position without a WDL index".into()))?;
-        let mut s1 = [0u8; MAX];
-        for (t, &u) in map[..n].iter().enumerate() {
-            s1[t] = s0[usize::from(u)];
-        }
-        let x0 = i0.codec.encode_rest(&mut s0[..n], lead);
-        let x1 = i1.codec.encode_rest(&mut s1[..n], lead);
-        Ok([
-            raw.get(b.side, i0.start + x0),
-            raw.get(!b.side, i1.start + x1),
-        ])
-    }
-
-    /// The WDL code of a legal placement and side to move (pass 1): the
-    /// stored value made exact with the captures.
-    #[inline]
-    fn wdl_code(
-        &self,
-        pos: &Pos,
-        att: &Attacks,
-        turn: Color,
-        stored: u8,
-        after_capture: &mut impl FnMut(Mv, Color) -> Result<u8>,
-    ) -> Result<u8> {
-        let mut best: Option<u8> = None;
-        let mut failure = None;
-        att.for_each_capture(pos, turn, |m| {
-            if best == Some(WIN) || failure.is_some() {
-                return;
-            }
-            match after_capture(m, turn) {
-                Ok(v) => best = Some(best.map_or(flip(v), |b| b.max(flip(v)))),
-                Err(e) => failure = Some(e),
-            }
-        });
-        if let Some(e) = failure {
-            return Err(e);
-        }
-        let mut code = match best {
-            Some(c) if c >= stored => c | if c > DRAW { ZB } else { 0 },
-            _ => stored,
-        };
-        if best.is_none() && stored == LOSS && att.in_check(turn) && !pos.has_move(turn) {
-            code = LOSS | MATED;
-        }
-        Ok(code)
-    }
-
-    /// The WDL (for the side to move then) after capture `m` by `turn` in
-    /// `pos`, a placement of block `b`.
-    #[inline]
-    fn capture_wdl(&self, b: &Block, pos: &Pos, m: Mv, turn: Color) -> Result<u8> {
-        let after = pos.after(m);
-        let route = match m.promo {
-            None => b.routes[usize::from(m.cap)].as_ref(),
-            Some(_) => None,
-        };
-        match route {
-            Some(r) => self.closure.wdl_routed(r, &after, !turn),
-            None => self.closure.wdl(&after, !turn),
-        }
-    }
-
-    /// What pass 1 keeps of a capture for the rest of a run of the mover
-    /// (slot `mover`), where the piece of slot `slot` (after the
-    /// capture) is the one that moves in the run: the mover, or the piece
-    /// that takes it.
-    fn capture_memo(
-        &self,
-        b: &Block,
-        pos: &Pos,
-        m: Mv,
-        turn: Color,
-        mover: usize,
-    ) -> Result<CaptureMemo> {
-        let Some(route) = (match m.promo {
-            None => b.routes[usize::from(m.cap)].as_ref(),
-            Some(_) => None,
-        }) else {
-            return Ok(CaptureMemo::General);
-        };
-        let (i, cap) = (usize::from(m.i), usize::from(m.cap));
-        if i == mover {
-            // The mover lands on the captured piece's square: the same
-            // position all run long.
-            return Ok(CaptureMemo::Value(self.capture_wdl(b, pos, m, turn)?));
-        }
-        // After the capture, the slots above the captured one move down.
-        let moving = if cap == mover { i } else { mover };
-        let slot = moving - usize::from(moving > cap);
-        Ok(match Closure::routed_mover(route, &pos.after(m), slot) {
-            Some(r) => CaptureMemo::Moving(r),
-            None => CaptureMemo::General,
-        })
     }
 
     /// The WDL code (with flags) of a global index and side (0 stored, 1
@@ -1187,23 +810,20 @@ impl Sweep {
 
     /// shakmaty-syzygy's raw DTZ of a stored index, and whether rounded.
     fn stored_raw(&self, b: &Block, local: usize, code: u8, raw: DtzValue) -> Result<(i16, bool)> {
-        if code == ILLEGAL {
-            return Ok((0, false));
-        }
-        if code & MATED != 0 {
-            return Ok((DTZ_MATED, false));
+        if let Some(raw) = fixed_raw(code) {
+            return Ok(raw);
         }
         let wdl = code & 7;
         let s = sign(wdl);
-        if s == 0 {
-            return Ok((0, false));
-        }
         if s > 0 {
             if code & ZB != 0 {
                 return Ok((zero_score(wdl), false));
             }
             // Decoded only where the side to move has a pawn to push.
-            let pawns = self.dtz.subs[b.sub].codec.pieces.contains(&b.side.pawn());
+            let pawns = self.dtz.subs[b.sub]
+                .encoding
+                .pieces
+                .contains(&b.side.pawn());
             if pawns && self.pawn_win(&self.pos_of(b, local), b.side, wdl)? {
                 return Ok((zero_score(wdl), false));
             }
@@ -1218,7 +838,7 @@ impl Sweep {
         if self.symmetric {
             return self.locate_main(&pos.after(m), !mover);
         }
-        let codec = &self.dtz.subs[b.sub].codec;
+        let codec = &self.dtz.subs[b.sub].encoding;
         // A quiet move captures nothing and promotes nothing: the slots
         // keep their pieces, one its square.
         let mut squares = pos.sq;
@@ -1251,7 +871,7 @@ impl Sweep {
                 })?;
                 continue;
             }
-            let units = self.dtz.subs[b.sub].codec.units();
+            let units = self.dtz.subs[b.sub].encoding.units();
             (0..units.count).into_par_iter().try_for_each(|unit| {
                 self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
                     let j = b.base + local;
@@ -1268,7 +888,7 @@ impl Sweep {
     /// `b`, walked in parallel with the piece `mover` innermost (passes 3
     /// and 4); `run` gives the local index of a quiet move's successor
     /// without encoding it: a move of the mover leads to the index
-    /// [`super::codec::SubCodec::mover`] gives for the run, a move of
+    /// [`crate::tables::reader::Encoding::mover`] gives for the run, a move of
     /// another piece to one that a per-thread memo (per slot and
     /// destination) works out once per run. Reports the placements to
     /// `progress`.
@@ -1300,7 +920,7 @@ impl Sweep {
         progress: &Progress,
         f: &impl Fn(usize, &Pos, &mut Run) -> Result<()>,
     ) -> Result<()> {
-        let codec = &self.dtz.subs[b.sub].codec;
+        let codec = &self.dtz.subs[b.sub].encoding;
         let slot = mover.dtz_slot;
         let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
         let mut run = Run {
@@ -1345,17 +965,11 @@ impl Sweep {
         code: u8,
         mut succ: impl FnMut(Mv) -> Result<(usize, usize)>,
     ) -> Result<(i16, bool)> {
-        if code == ILLEGAL {
-            return Ok((0, false));
-        }
-        if code & MATED != 0 {
-            return Ok((DTZ_MATED, false));
+        if let Some(raw) = fixed_raw(code) {
+            return Ok(raw);
         }
         let wdl = code & 7;
         let s = sign(wdl);
-        if s == 0 {
-            return Ok((0, false));
-        }
         let turn = !b.side;
         if s > 0 && code & ZB != 0 {
             return Ok((zero_score(wdl), false));
@@ -1411,193 +1025,6 @@ impl Sweep {
         Ok(((s * mag) as i16, rounded))
     }
 
-    /// Pass 4: settles every rounded value of the blocks of the window's
-    /// chunk. Returns how many values were pending (stored, unstored).
-    pub(crate) fn settle_all(&self, progress: &Progress) -> Result<(usize, usize)> {
-        let halves = if self.symmetric { 1 } else { 2 };
-        let mut total = (0, 0);
-        for b in self.chunk_blocks() {
-            let pending = self.pending_in(b);
-            total = (total.0 + pending.0, total.1 + pending.1);
-            // The walk with the mover innermost finds a successor's index
-            // from the run's table (or a per-run memo), where the scan in
-            // index order decodes the position and encodes every
-            // successor; but it visits every placement, which only pays
-            // where many are pending.
-            match b.mover {
-                Some(mover) if (pending.0 + pending.1) * WALK_SETTLE_SHARE >= b.len => {
-                    self.walk_runs(b, mover, progress, |j, pos, run| {
-                        for half in 0..2 {
-                            if is_pending(self.code(j, half)) {
-                                // A quiet move keeps the placement's block
-                                // and changes the side to move: the other
-                                // half.
-                                let turn = if half == 0 { b.side } else { !b.side };
-                                self.settle_with(half, j, turn, |s, target| {
-                                    self.some_move_scores(pos, turn, s, target, |m| {
-                                        Ok((b.base + run.successor(m)? as usize, 1 - half))
-                                    })
-                                })?;
-                            }
-                        }
-                        Ok(())
-                    })?;
-                }
-                _ => {
-                    (0..b.len.div_ceil(CHUNK))
-                        .into_par_iter()
-                        .try_for_each(|c| -> Result<()> {
-                            let first = c * CHUNK;
-                            let last = (first + CHUNK).min(b.len);
-                            for j in b.base + first..b.base + last {
-                                for half in 0..halves {
-                                    if is_pending(self.code(j, half)) {
-                                        self.settle(half, j)?;
-                                    }
-                                }
-                            }
-                            progress.add((last - first) as u64);
-                            Ok(())
-                        })?;
-                }
-            }
-        }
-        Ok(total)
-    }
-
-    /// How many values of block `b` are still to settle (stored side,
-    /// unstored side).
-    fn pending_in(&self, b: &Block) -> (usize, usize) {
-        self.w[b.base..b.base + b.len]
-            .par_chunks(CHUNK)
-            .map(|part| {
-                part.iter().fold((0, 0), |(a, c), [x, y]| {
-                    let pending = |code: &AtomicU8| usize::from(is_pending(code.load(Relaxed)));
-                    (a + pending(x), c + pending(y))
-                })
-            })
-            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
-    }
-
-    /// The exact DTZ of a global index and side, settling it (and, first,
-    /// the successors it depends on) if it is still rounded.
-    ///
-    /// Threads may settle the same value at once; they compute the same
-    /// result. The raw magnitude never changes once pass 3 is over, and
-    /// the settled one is [`PLUS`] in the same code byte as [`PENDING`],
-    /// so one load of the code always gives a consistent value.
-    fn settle(&self, half: usize, j: usize) -> Result<i16> {
-        let (b, local) = self.block_at(j);
-        let turn = if half == 0 { b.side } else { !b.side };
-        self.settle_with(half, j, turn, |s, target| {
-            let pos = self.pos_of(b, local);
-            self.some_move_scores(&pos, turn, s, target, |m| self.quiet_succ(b, &pos, m, turn))
-        })
-    }
-
-    /// [`Sweep::settle`] with `turn` to move, and `hit(s, target)` saying
-    /// whether some move of `turn` (sign `s`) scores exactly `target`
-    /// plies.
-    fn settle_with(
-        &self,
-        half: usize,
-        j: usize,
-        turn: Color,
-        hit: impl FnOnce(i32, i32) -> Result<bool>,
-    ) -> Result<i16> {
-        let code = self.w[j][half].load(Acquire);
-        if !is_pending(code) {
-            return Ok(self.value_of(half, j, code));
-        }
-        let s = sign(code & 7);
-        let n = self.raw(half, j, code);
-        let loser = if s > 0 { !turn } else { turn };
-        let mag = if self.natural[cidx(loser)] {
-            // The phase ends with the winner's move: odd for the winner to
-            // move, even for the loser. Of n and n+1 exactly one fits.
-            let want_odd = s > 0;
-            if (n % 2 == 1) == want_odd {
-                n
-            } else {
-                n + 1
-            }
-        } else {
-            let target = if s > 0 { n } else { n + 1 };
-            match (s > 0, hit(s, target)?) {
-                (true, true) | (false, false) => n,
-                _ => n + 1,
-            }
-        };
-        let plus = if mag > n { PLUS } else { 0 };
-        // One update of the byte: no reader sees PENDING clear without PLUS.
-        let _ = self.w[j][half].fetch_update(Release, Relaxed, |c| Some((c | plus) & !PENDING));
-        Ok((s * mag) as i16)
-    }
-
-    /// The probe engine's `first_move_scoring`, in memory: whether some
-    /// legal move of `turn` in `pos` gives the mover (sign `s`) exactly
-    /// `target` plies; `succ` gives a quiet move's successor (global
-    /// index, half). Only quiet moves and mates can: zeroing moves score
-    /// 1 or 101, which the raw value already accounts for.
-    fn some_move_scores(
-        &self,
-        pos: &Pos,
-        turn: Color,
-        s: i32,
-        target: i32,
-        mut succ: impl FnMut(Mv) -> Result<(usize, usize)>,
-    ) -> Result<bool> {
-        let need = target - 1;
-        let mut hit = false;
-        let mut failure = None;
-        pos.for_each_move(turn, Kind::Quiet, |m| {
-            if hit || failure.is_some() {
-                return;
-            }
-            match succ(m).and_then(|(j2, half2)| self.move_scores(j2, half2, s, target, need)) {
-                Ok(h) => hit = h,
-                Err(e) => failure = Some(e),
-            }
-        });
-        match failure {
-            Some(e) => Err(e),
-            None => Ok(hit),
-        }
-    }
-
-    /// Whether a quiet move to global index `j2` (half `half2`) scores
-    /// exactly `target` (see [`Sweep::some_move_scores`]).
-    #[inline]
-    fn move_scores(&self, j2: usize, half2: usize, s: i32, target: i32, need: i32) -> Result<bool> {
-        let code = self.code(j2, half2);
-        if is_mated(code) {
-            return Ok(s > 0 && target == 1);
-        }
-        // The mover is decisive (s is not 0): ILLEGAL's class bits have
-        // sign 0 and stop here.
-        if sign(code & 7) != -s {
-            return Ok(false);
-        }
-        let exact = if code & ROUNDED != 0 {
-            let a = self.raw(half2, j2, code);
-            let (certain, open) = if s > 0 {
-                (a + 1 == need, a == need)
-            } else {
-                (a == need, a + 1 == need)
-            };
-            if certain {
-                return Ok(true);
-            }
-            if !open {
-                return Ok(false);
-            }
-            i32::from(self.settle(half2, j2)?).abs()
-        } else {
-            self.raw(half2, j2, code)
-        };
-        Ok(exact == need)
-    }
-
     /// The block and local index of a global index.
     pub(crate) fn block_at(&self, j: usize) -> (&Block, usize) {
         let k = self.blocks.partition_point(|b| b.base + b.len <= j);
@@ -1606,10 +1033,24 @@ impl Sweep {
     }
 }
 
+/// The raw DTZ (and whether rounded) of a code whose value needs neither
+/// the table nor a search: 0 for illegal placements and draws,
+/// [`DTZ_MATED`] for checkmate. `None` for the other decisive codes.
+#[inline]
+fn fixed_raw(code: u8) -> Option<(i16, bool)> {
+    if code == ILLEGAL {
+        return Some((0, false));
+    }
+    if code & MATED != 0 {
+        return Some((DTZ_MATED, false));
+    }
+    (sign(code & 7) == 0).then_some((0, false))
+}
+
 /// Whether a position has exactly the material `counts` (either colour
 /// orientation).
 fn counts_match(pos: &Pos, counts: &Counts) -> bool {
-    let c = super::codec::counts_of(pos.pc[..pos.n].iter().copied());
+    let c = crate::tables::reader::counts_of(pos.pc[..pos.n].iter().copied());
     c == *counts || c == [counts[1], counts[0]]
 }
 

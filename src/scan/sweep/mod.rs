@@ -8,7 +8,10 @@
 //! is computed by a one-ply search in memory, only where the position is
 //! decisive; DTZ rounding is settled by parity and checked against the
 //! successors. See the `dtz` module for the passes and `weights` for the
-//! conversion from Syzygy's indices to our orbit counts.
+//! conversion from Syzygy's indices to our orbit counts. Everything about
+//! the file format (indices, sub-tables, locating a position, walking a
+//! sub-table) comes from [`crate::tables::reader`]: this engine is its
+//! client and holds no index arithmetic of its own.
 //!
 //! # Memory
 //!
@@ -34,7 +37,6 @@
 #![allow(clippy::needless_range_loop)]
 
 mod board;
-mod codec;
 mod dtz;
 mod shard;
 mod wdl;
@@ -164,7 +166,7 @@ pub fn sweep_memory_bound(
 /// the headers are present the two agree (tested on every table
 /// installed).
 pub fn sweep_memory_estimate(material: &crate::chess::material::Material) -> u64 {
-    use crate::tables::reader::index::index_sizes;
+    use crate::tables::reader::index_sizes;
     let target = material.normalized();
     let symmetric = target.side(Color::White) == target.side(Color::Black);
     // The DTZ file stores one side: one block per sub-table.
@@ -624,7 +626,7 @@ fn illegal(sweep: &Sweep, j: usize) -> bool {
 /// decoded only for those and for candidates for the longest.
 fn count_in_order(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress) -> [Acc; 2] {
     let has_pawns = ctx.plan.material.has_pawns();
-    let codec = &sweep.dtz.subs[b.sub].codec;
+    let codec = &sweep.dtz.subs[b.sub].encoding;
     let facts = codec.lead_facts();
     let (factor, radix) = codec.lead_place();
     (0..b.len.div_ceil(CHUNK))
@@ -673,7 +675,7 @@ fn count_in_order(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress)
 /// needed: a shard or a filter picks orderings).
 fn count_walked(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress) -> [Acc; 2] {
     let has_pawns = ctx.plan.material.has_pawns();
-    let codec = &sweep.dtz.subs[b.sub].codec;
+    let codec = &sweep.dtz.subs[b.sub].encoding;
     let units = codec.units();
     (0..units.count)
         .into_par_iter()
@@ -775,222 +777,14 @@ fn side_stats(acc: Acc, ctx: &Counting) -> Result<SideStats> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
-    use shakmaty::{Color, Piece};
+    use shakmaty::Color;
 
     use super::*;
-
-    /// The real tables: `FIFTYMOVE_TEST_TABLES`, else `data/syzygy`.
-    fn tables_dir() -> PathBuf {
-        std::env::var_os("FIFTYMOVE_TEST_TABLES")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/syzygy"))
-    }
-
-    /// Our encoder, decoder, walk and image counts against the sweep
-    /// decoder's own `placement`, `index_of_board` and `multiplicity`, on
-    /// every index of small tables (sampled on bigger ones), both files.
-    #[test]
-    fn codec_agrees_with_the_decoder() {
-        // Sub-tables walked in index order with a cursor, by groups, in
-        // index order with the fastest group innermost.
-        let mut modes = [0, 0, 0];
-        for name in [
-            "KQvK", "KNNvK", "KPvKP", "KQvKR", "KBPvK", "KPPvK", "KRvKR", "KNvKP",
-        ] {
-            for (kind, ext) in [(TableKind::Wdl, "rtbw"), (TableKind::Dtz, "rtbz")] {
-                let t =
-                    SweepTable::open(&tables_dir().join(format!("{name}.{ext}")), kind).unwrap();
-                let codec = codec::TableCodec::of(&t).unwrap();
-                for info in &codec.subs {
-                    let sub = &info.codec;
-                    let step = (sub.size / 20_000).max(1);
-                    // Every index is walked once; the checks run on a sample.
-                    let mut walked = vec![None; sub.size as usize];
-                    let units = sub.units();
-                    modes[units.mode()] += 1;
-                    for unit in 0..units.count {
-                        let Ok(()) = sub.walk(units, unit, |local, squares| {
-                            let seen = walked[local as usize].replace(*squares);
-                            assert!(seen.is_none(), "{name}.{ext} {local} walked twice");
-                            Ok::<(), std::convert::Infallible>(())
-                        });
-                    }
-                    for (local, walked) in walked.into_iter().enumerate() {
-                        let local = local as u64;
-                        let walked =
-                            walked.unwrap_or_else(|| panic!("{name}.{ext} {local} not walked"));
-                        if !local.is_multiple_of(step) {
-                            continue;
-                        }
-                        let idx = info.start + local;
-                        let p = t.placement(info.side, idx).unwrap();
-                        let mut sq = [0u8; codec::MAX];
-                        sub.decode(local, &mut sq);
-                        let theirs: Vec<u8> =
-                            p.pieces().iter().map(|(_, s)| u8::from(*s)).collect();
-                        assert_eq!(
-                            &sq[..theirs.len()],
-                            &theirs[..],
-                            "{name}.{ext} decode {idx}"
-                        );
-                        assert_eq!(walked, sq, "{name}.{ext} walk {idx}");
-                        let pairs: Vec<(Piece, u8)> = p
-                            .pieces()
-                            .iter()
-                            .map(|(pc, s)| (*pc, u8::from(*s)))
-                            .collect();
-                        let mine = codec
-                            .locate(&pairs, info.side, false)
-                            .map(|l| (l.side, l.idx));
-                        assert_eq!(
-                            mine,
-                            t.index_of_board(&p.board(), info.side),
-                            "{name}.{ext} {idx}"
-                        );
-                        if !codec.symmetric {
-                            let flipped: Vec<(Piece, u8)> = pairs
-                                .iter()
-                                .map(|(pc, s)| {
-                                    (
-                                        Piece {
-                                            color: !pc.color,
-                                            role: pc.role,
-                                        },
-                                        s ^ 56,
-                                    )
-                                })
-                                .collect();
-                            let m2 = codec
-                                .locate(&flipped, !info.side, false)
-                                .map(|l| (l.side, l.idx));
-                            assert_eq!(m2, mine, "{name}.{ext} flipped {idx}");
-                        }
-                        let mult = t.multiplicity(info.side, idx).unwrap();
-                        let per_side = if codec.symmetric { mult / 2 } else { mult };
-                        assert_eq!(
-                            sub.images(&sq[..theirs.len()]),
-                            per_side,
-                            "{name}.{ext} images {idx} {sq:?}"
-                        );
-                    }
-                }
-            }
-        }
-        assert!(modes.iter().all(|&m| m > 0), "walk modes {modes:?}");
-        let _ = Color::White;
-    }
-
-    /// The walk with one piece innermost visits every placement of a unit
-    /// once (of the big units of pawn tables, split before the mover, the
-    /// first few thousand are checked), and [`codec::MoverIndex`] and
-    /// [`codec::MoverIndex::table`] give the index the encoder gives,
-    /// both on the walk's canonical placements and on pseudo-random ones
-    /// of any symmetry (every slot that can move, every sub-table, pawn
-    /// tables among them).
-    #[test]
-    fn mover_index_agrees_with_the_encoder() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        let (mut walked_subs, mut random_checks) = (0, 0);
-        for name in [
-            "KQvKR", "KRvKN", "KBNvK", "KRPvK", "KPvKP", "KRvKR", "KNNvKP", "KRBvKR", "KQPvKQ",
-        ] {
-            for (kind, ext) in [(TableKind::Wdl, "rtbw"), (TableKind::Dtz, "rtbz")] {
-                let t =
-                    SweepTable::open(&tables_dir().join(format!("{name}.{ext}")), kind).unwrap();
-                let codec = codec::TableCodec::of(&t).unwrap();
-                for info in &codec.subs {
-                    let sub = &info.codec;
-                    let n = sub.pieces.len();
-                    for slot in (0..n).filter(|&s| sub.can_move(s)) {
-                        // Pseudo-random placements, not canonical.
-                        for _ in 0..300 {
-                            let mut sq = [0u8; codec::MAX];
-                            let mut occ = 0u64;
-                            for k in 0..n {
-                                loop {
-                                    let s = (next() % 64) as u8;
-                                    let pawn = sub.pieces[k].role == shakmaty::Role::Pawn;
-                                    let ok =
-                                        !pawn || ((8..56).contains(&s) && (k != 0 || s & 7 < 4));
-                                    if occ & 1 << s == 0 && ok {
-                                        sq[k] = s;
-                                        occ |= 1 << s;
-                                        break;
-                                    }
-                                }
-                            }
-                            let mover = sub.mover(&sq, slot);
-                            let table = mover.map(|m| m.table());
-                            for s in (0..64u8).filter(|s| occ & 1 << s == 0 || *s == sq[slot]) {
-                                let mut p = sq;
-                                p[slot] = s;
-                                let want = sub.encode(&mut p[..n]);
-                                assert_eq!(mover.map(|m| m.index(s)), want, "{name}.{ext} {sq:?}");
-                                let from_table = table.map(|t| t[usize::from(s)]);
-                                assert_eq!(from_table, want, "{name}.{ext} {sq:?} (table)");
-                                random_checks += 1;
-                            }
-                        }
-                        let Some(units) = sub.mover_units(slot) else {
-                            continue;
-                        };
-                        walked_subs += 1;
-                        let mut seen = Vec::new();
-                        // Every unit on small tables, a sample on bigger ones,
-                        // and of a big unit (a pawn table's, split before
-                        // the mover) its first placements.
-                        let step = (units.count / 200).max(1);
-                        let per_unit = (200_000 / units.count.div_ceil(step)).max(1 << 12);
-                        let mut cut_short = false;
-                        let mut mover = None;
-                        for unit in (0..units.count).step_by(step as usize) {
-                            let mut walked = 0;
-                            let result = sub.walk_mover(units, unit, slot, |squares, fresh| {
-                                if walked == per_unit {
-                                    return Err(());
-                                }
-                                walked += 1;
-                                if fresh {
-                                    mover = sub.mover(squares, slot);
-                                }
-                                let mut p = *squares;
-                                let want = sub.encode(&mut p[..n]).unwrap();
-                                let got = mover.unwrap().index(squares[slot]);
-                                assert_eq!(got, want, "{name}.{ext} {squares:?}");
-                                seen.push(got);
-                                Ok(())
-                            });
-                            cut_short |= result.is_err();
-                        }
-                        seen.sort_unstable();
-                        let twice = seen.windows(2).find(|w| w[0] == w[1]);
-                        assert_eq!(twice, None, "{name}.{ext}: walked twice");
-                        if step == 1 && !cut_short {
-                            // Distinct indices below the size, as many as it.
-                            assert_eq!(seen.len() as u64, sub.size, "{name}.{ext}: not all walked");
-                        }
-                    }
-                }
-            }
-        }
-        assert!(
-            walked_subs >= 4 && random_checks > 100_000,
-            "{walked_subs} {random_checks}"
-        );
-    }
 
     #[test]
     fn natural_parity_as_the_probe_engine() {
         use dtz::natural_parity;
-        let c = |s: &str| codec::parse_counts(s).unwrap();
+        let c = |s: &str| crate::tables::reader::parse_counts(s).unwrap();
         // A bare king can only take the rook of KRvK... leaving a bare king.
         assert!(natural_parity(&c("KQvKR"), Color::Black));
         assert!(natural_parity(&c("KBNvK"), Color::Black));

@@ -14,14 +14,14 @@ use shakmaty::{Color, Piece};
 
 use super::{
     board::{Kind, Pos},
-    codec::{
-        cidx, counts_of, parse_counts, slot_map, Counts, MoverIndex, SubInfo, TableCodec, MAX,
-    },
     table_error,
 };
 use crate::{
     error::{Error, Result},
-    tables::reader::{SweepTable, TableKind},
+    tables::reader::{
+        cidx, counts_of, parse_counts, slot_map, Counts, MoverIndex, SubInfo, SweepTable,
+        TableKind, TableLayout, MAX,
+    },
     tables::Inventory,
 };
 
@@ -48,7 +48,7 @@ pub(crate) fn flip(w: u8) -> u8 {
 
 /// One table of the closure.
 pub(crate) struct ClosureTable {
-    pub(crate) codec: TableCodec,
+    pub(crate) layout: TableLayout,
     file: SweepTable,
     /// Per side to move, the values, decoded when a look-up first reaches
     /// the table: each the stored value, replaced by the true one with
@@ -126,14 +126,11 @@ impl Closure {
                 files: vec![file_name.clone()],
             })?;
             let file = SweepTable::open(path, TableKind::Wdl).map_err(table_error)?;
-            let codec = TableCodec::of(&file).ok_or_else(|| Error::Table {
-                what: file_name.clone(),
-                detail: "unrecognised index encoding".into(),
-            })?;
+            let layout = file.layout().clone();
             let counts =
                 parse_counts(name).ok_or_else(|| Error::Other(format!("bad name {name}")))?;
             let table = Arc::new(ClosureTable {
-                codec,
+                layout,
                 file,
                 values: [OnceLock::new(), OnceLock::new()],
             });
@@ -188,8 +185,8 @@ impl Closure {
         }
         let counts = counts_of(left.iter().copied());
         let table = &self.by_counts.iter().find(|(c, _)| *c == counts)?.1;
-        let codec = &table.codec;
-        let flip = codec.counts() != counts || (codec.symmetric && turn == Color::Black);
+        let layout = &table.layout;
+        let flip = layout.counts() != counts || (layout.symmetric && turn == Color::Black);
         let side = if flip { !turn } else { turn };
         let framed: Vec<Piece> = left
             .iter()
@@ -204,8 +201,8 @@ impl Closure {
                 }
             })
             .collect();
-        let lead = if codec.has_pawns {
-            let pawn = codec.lead_color().pawn();
+        let lead = if layout.has_pawns {
+            let pawn = layout.lead_color().pawn();
             let mut leads = framed.iter().enumerate().filter(|(_, p)| **p == pawn);
             let (slot, _) = leads.next()?;
             if leads.next().is_some() {
@@ -217,10 +214,10 @@ impl Closure {
         };
         let mut subs = none;
         for (file, out) in subs.iter_mut().enumerate() {
-            let Some(sub) = codec.sub_of(file as u8, side) else {
+            let Some(sub) = layout.sub_of(file as u8, side) else {
                 continue;
             };
-            let perm = slot_map(&codec.subs[sub].codec.pieces, &framed, lead)?;
+            let perm = slot_map(&layout.subs[sub].encoding.pieces, &framed, lead)?;
             *out = Some((sub, perm));
         }
         Some(CaptureRoute {
@@ -256,7 +253,7 @@ impl Closure {
     /// The positions after a capture along `route` where the piece of slot
     /// `slot` (after the capture) moves and the others stand as in
     /// `after`: their index as a function of that piece's square (see
-    /// [`SubCodec::mover`](super::codec::SubCodec::mover)). `None` where
+    /// [`Encoding::mover`](crate::tables::reader::Encoding::mover)). `None` where
     /// the piece cannot move so in the table's encoding, or no table or
     /// sub-table is there.
     pub(crate) fn routed_mover(
@@ -268,11 +265,11 @@ impl Closure {
         let t = perm[..after.n]
             .iter()
             .position(|&q| usize::from(q) == slot)?;
-        if !info.codec.can_move(t) {
+        if !info.encoding.can_move(t) {
             return None;
         }
         Some(RoutedMover {
-            index: info.codec.mover(&squares[..after.n], t)?,
+            index: info.encoding.mover(&squares[..after.n], t)?,
             start: info.start,
             mirror,
         })
@@ -310,7 +307,7 @@ impl Closure {
     #[inline]
     fn routed_index(route: &CaptureRoute, pos: &Pos) -> Option<usize> {
         let (info, _, _, mut squares) = Self::routed_squares(route, pos)?;
-        let idx = info.codec.encode(&mut squares[..pos.n])?;
+        let idx = info.encoding.encode(&mut squares[..pos.n])?;
         Some((info.start + idx) as usize)
     }
 
@@ -329,7 +326,7 @@ impl Closure {
             usize::from(if f >= 4 { 7 - f } else { f })
         });
         let (sub, perm) = route.subs[file].as_ref()?;
-        let info = &table.codec.subs[*sub];
+        let info = &table.layout.subs[*sub];
         let mirror = if route.flip { 56 } else { 0 };
         let mut squares = [0u8; MAX];
         for (s, &q) in squares.iter_mut().zip(&perm[..pos.n]) {
@@ -365,7 +362,7 @@ impl Closure {
             .1;
         let (pairs, n) = pos.pair_array();
         let loc = table
-            .codec
+            .layout
             .locate(&pairs[..n], turn, false)
             .ok_or_else(|| Error::Other("position without an index in its WDL table".into()))?;
         let cell = &table.values(loc.side)?[loc.idx as usize];
@@ -447,7 +444,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::{chess::material::Material, scan::sweep::codec::TableCodec};
+    use crate::chess::material::Material;
 
     /// Routed capture look-ups land on the index the general `locate`
     /// finds, for every capture of sampled placements of tables with and
@@ -472,10 +469,10 @@ mod tests {
                 TableKind::Dtz,
             )
             .unwrap();
-            let codec = TableCodec::of(&file).unwrap();
+            let layout = file.layout().clone();
             let mut checked = 0;
-            for info in &codec.subs {
-                let sub = &info.codec;
+            for info in &layout.subs {
+                let sub = &info.encoding;
                 let routes: Vec<_> = (0..sub.pieces.len())
                     .map(|c| closure.route(&sub.pieces, c))
                     .collect();
@@ -498,7 +495,7 @@ mod tests {
                             }
                             let table = route.table.as_ref().unwrap();
                             let (pairs, n) = after.pair_array();
-                            let loc = table.codec.locate(&pairs[..n], !turn, false).unwrap();
+                            let loc = table.layout.locate(&pairs[..n], !turn, false).unwrap();
                             assert_eq!(loc.side, route.side, "{name} {local} {m:?}");
                             assert_eq!(
                                 Closure::routed_index(route, &after),

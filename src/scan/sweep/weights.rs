@@ -1,7 +1,7 @@
 //! From Syzygy's indices to docs/design.md's counting convention.
 //!
 //! An index stands for `images` boards (placements with like pieces as a
-//! set; see [`super::codec::SubCodec::images`]). Our convention counts
+//! set; see [`crate::tables::reader::Encoding::images`]). Our convention counts
 //! orbits of *ordered* placements (like pieces distinguished) under the
 //! board symmetries G: a placement x contributes |Stab(x)| / |G|. With two
 //! unique kings, Stab(x) is trivial except for pawnless placements with
@@ -18,11 +18,12 @@
 
 use shakmaty::{Board, Chess, Color, Piece, Square};
 
-use super::{board::Pos, codec::MAX};
+use super::board::Pos;
 use crate::{
     chess::material::{Material, Symmetry},
     chess::position::fen_of,
     scan::{enumerate::Enumerator, Shard},
+    tables::reader::MAX,
 };
 
 /// Whether every piece stands on the a1-h8 diagonal or every piece on the

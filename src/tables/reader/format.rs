@@ -162,7 +162,8 @@ enum Repr {
 #[derive(Debug, Clone)]
 pub(crate) struct Pairs {
     pub(crate) flags: u8,
-    pub(crate) encoding: Encoding,
+    /// Number of values (the size of the sub-table's index space).
+    size: u64,
     repr: Repr,
     /// Largest value any symbol can produce.
     pub(crate) max_value: u16,
@@ -175,8 +176,9 @@ pub(crate) struct Parsed {
     /// Layout flags.
     pub(crate) layout: u8,
     /// Sub-tables by file (1 or 4), each with 1 or 2 sides (side 0 is the
-    /// file's white to move in WDL tables).
-    pub(crate) files: Vec<Vec<Pairs>>,
+    /// file's white to move in WDL tables): the index encoding the header
+    /// gives and the compressed values.
+    pub(crate) files: Vec<Vec<(Encoding, Pairs)>>,
 }
 
 /// Header nibble to piece.
@@ -241,10 +243,10 @@ pub(crate) fn parse(
 
     // Compression headers.
     let mut files: Vec<Vec<Pairs>> = Vec::new();
-    for sides in encodings {
+    for sides in &encodings {
         let mut parsed = Vec::new();
         for encoding in sides {
-            let (pairs, next) = parse_pairs(data, ptr, encoding, is_wdl)?;
+            let (pairs, next) = parse_pairs(data, ptr, encoding.size, is_wdl)?;
             ptr = next;
             parsed.push(pairs);
         }
@@ -311,7 +313,7 @@ pub(crate) fn parse(
         for pairs in file.iter_mut() {
             let bl_ptr = block_length_ptrs[k];
             k += 1;
-            let size = pairs.encoding.size;
+            let size = pairs.size;
             if let Repr::Compressed(c) = &mut pairs.repr {
                 ptr = ptr.checked_add(0x3f).ok_or("file too large")? & !0x3f;
                 c.data_ofs = ptr;
@@ -341,6 +343,11 @@ pub(crate) fn parse(
         }
     }
 
+    let files = encodings
+        .into_iter()
+        .zip(files)
+        .map(|(e, p)| e.into_iter().zip(p).collect())
+        .collect();
     Ok(Parsed { layout, files })
 }
 
@@ -349,7 +356,7 @@ pub(crate) fn parse(
 fn parse_pairs(
     data: &[u8],
     ptr: usize,
-    encoding: Encoding,
+    size: u64,
     is_wdl: bool,
 ) -> Result<(Pairs, usize), Corrupt> {
     let flags = u8_at(data, ptr)?;
@@ -362,7 +369,7 @@ fn parse_pairs(
         };
         let pairs = Pairs {
             flags,
-            encoding,
+            size,
             repr: Repr::Single(value),
             max_value: value,
             dtz_map: None,
@@ -385,7 +392,7 @@ fn parse_pairs(
         return Err("sparse index span too large".into());
     }
     let span = 1u64 << span_log;
-    let sparse_index_size = encoding.size.div_ceil(span);
+    let sparse_index_size = size.div_ceil(span);
     let block_length_size = u64::from(blocks_num) + u64::from(padding);
     if !(1..=32).contains(&min_symlen) || max_symlen > 32 || max_symlen < min_symlen {
         return Err("invalid symbol lengths".into());
@@ -421,7 +428,7 @@ fn parse_pairs(
 
     let pairs = Pairs {
         flags,
-        encoding,
+        size,
         repr: Repr::Compressed(Box::new(Compressed {
             block_size,
             min_symlen: u32::from(min_symlen),
@@ -513,11 +520,6 @@ fn expand_symbols(data: &[u8], btree: usize, num_syms: usize) -> Result<Expanded
 }
 
 impl Pairs {
-    /// Number of values of the sub-table.
-    pub(crate) fn size(&self) -> u64 {
-        self.encoding.size
-    }
-
     /// Decodes the values of indices `start..start + out.len()`.
     pub(crate) fn decode<T: SweepValue>(
         &self,

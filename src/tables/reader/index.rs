@@ -1,10 +1,13 @@
 //! Index <-> placement arithmetic of Syzygy tables (standard chess only).
 //!
-//! The index scheme is Ronald de Man's. The constant tables (`TRIANGLE`,
-//! `LOWER`, `KK_IDX`, the pawn maps) and the encoding arithmetic are ported
+//! The index scheme is Ronald de Man's. The encoding arithmetic is ported
 //! from shakmaty-syzygy 0.28 (`src/table.rs`, by Niklas Fiekas), which is
-//! GPL-3.0-or-later like this crate. The decoding direction (index to
-//! placement) is our own inverse of that arithmetic.
+//! GPL-3.0-or-later like this crate, with its constant tables
+//! ([`super::consts`]). The decoding direction (index to placement) is our
+//! own inverse of that arithmetic. Encoding is split in two (the symmetry
+//! and the leading group's digit, then the other groups) so that the sweep
+//! can share the first part between the two sides' sub-tables and get the
+//! index of one moving piece incrementally ([`super::mover`]).
 //!
 //! Squares are plain `u8` values here (`a1 = 0`, `b1 = 1`, ..., `h8 = 63`).
 //!
@@ -14,264 +17,19 @@
 //! tables with pawns, the leading pawns. The antichess-only encodings of
 //! shakmaty-syzygy (`PP_IDX`, `MULT_TWIST`) are therefore not needed.
 
+// The index arithmetic walks parallel arrays (squares, digits) by
+// position, as the Syzygy format defines it; indexed loops say that best.
+#![allow(clippy::needless_range_loop)]
+
 use shakmaty::{Color, Piece, Role};
 
-/// Maximum number of pieces in a table.
-pub(crate) const MAX_PIECES: usize = 7;
-
-/// Number of placements of a leading group of three unique pieces.
-pub(crate) const THREE_UNIQUE_SIZE: u64 = 31_332;
-
-/// Number of placements of the two kings (when they form the leading group).
-pub(crate) const KINGS_SIZE: u64 = 462;
-
-const fn binomial(mut n: u64, k: u64) -> u64 {
-    if k > n {
-        return 0;
-    }
-    if k > n - k {
-        return binomial(n, n - k);
-    }
-    let mut r = 1;
-    let mut d = 1;
-    while d <= k {
-        r = r * n / d;
-        n -= 1;
-        d += 1;
-    }
-    r
-}
-
-/// `BINOM[n][k]` = n choose k, for `n <= 64`, `k <= 7`.
-const BINOM: [[u64; MAX_PIECES + 1]; 65] = {
-    let mut t = [[0; MAX_PIECES + 1]; 65];
-    let mut n = 0;
-    while n <= 64 {
-        let mut k = 0;
-        while k <= MAX_PIECES {
-            t[n][k] = binomial(n as u64, k as u64);
-            k += 1;
-        }
-        n += 1;
-    }
-    t
+pub(crate) use super::consts::{
+    binom, KINGS_SIZE, KK_IDX, LOWER, MAX_PIECES, PAWNS, THREE_UNIQUE_SIZE, TRIANGLE, Z0,
 };
+use super::consts::{INV_KK, INV_LOWER, INV_TRIANGLE};
 
-#[inline]
-pub(crate) fn binom(n: u64, k: usize) -> u64 {
-    BINOM[n as usize][k]
-}
-
-/// Maps squares into the a1-d1-d4 triangle.
-#[rustfmt::skip]
-pub(crate) const TRIANGLE: [u64; 64] = [
-    6, 0, 1, 2, 2, 1, 0, 6,
-    0, 7, 3, 4, 4, 3, 7, 0,
-    1, 3, 8, 5, 5, 8, 3, 1,
-    2, 4, 5, 9, 9, 5, 4, 2,
-    2, 4, 5, 9, 9, 5, 4, 2,
-    1, 3, 8, 5, 5, 8, 3, 1,
-    0, 7, 3, 4, 4, 3, 7, 0,
-    6, 0, 1, 2, 2, 1, 0, 6,
-];
-
-/// Inverse of `TRIANGLE` (restricted to the a1-d1-d4 triangle).
-const INV_TRIANGLE: [u8; 10] = [1, 2, 3, 10, 11, 19, 0, 9, 18, 27];
-
-/// Maps the b1-h1-h7 triangle (below the a1-h8 diagonal) to `0..=27`.
-#[rustfmt::skip]
-pub(crate) const LOWER: [u64; 64] = [
-    28,  0,  1,  2,  3,  4,  5,  6,
-     0, 29,  7,  8,  9, 10, 11, 12,
-     1,  7, 30, 13, 14, 15, 16, 17,
-     2,  8, 13, 31, 18, 19, 20, 21,
-     3,  9, 14, 18, 32, 22, 23, 24,
-     4, 10, 15, 19, 22, 33, 25, 26,
-     5, 11, 16, 20, 23, 25, 34, 27,
-     6, 12, 17, 21, 24, 26, 27, 35,
-];
-
-/// Inverse of `LOWER` on the squares below the diagonal.
-const INV_LOWER: [u8; 28] = {
-    let mut inv = [0; 28];
-    let mut sq = 0;
-    while sq < 64 {
-        if sq % 8 > sq / 8 {
-            inv[LOWER[sq] as usize] = sq as u8;
-        }
-        sq += 1;
-    }
-    inv
-};
-
-/// Unused entry.
-pub(crate) const Z0: u64 = u64::MAX;
-
-/// Encoding of all 462 configurations of two not-connected kings.
-#[rustfmt::skip]
-pub(crate) const KK_IDX: [[u64; 64]; 10] = [[
-     Z0,  Z0,  Z0,   0,   1,   2,   3,   4,
-     Z0,  Z0,  Z0,   5,   6,   7,   8,   9,
-     10,  11,  12,  13,  14,  15,  16,  17,
-     18,  19,  20,  21,  22,  23,  24,  25,
-     26,  27,  28,  29,  30,  31,  32,  33,
-     34,  35,  36,  37,  38,  39,  40,  41,
-     42,  43,  44,  45,  46,  47,  48,  49,
-     50,  51,  52,  53,  54,  55,  56,  57,
-], [
-     58,  Z0,  Z0,  Z0,  59,  60,  61,  62,
-     63,  Z0,  Z0,  Z0,  64,  65,  66,  67,
-     68,  69,  70,  71,  72,  73,  74,  75,
-     76,  77,  78,  79,  80,  81,  82,  83,
-     84,  85,  86,  87,  88,  89,  90,  91,
-     92,  93,  94,  95,  96,  97,  98,  99,
-    100, 101, 102, 103, 104, 105, 106, 107,
-    108, 109, 110, 111, 112, 113, 114, 115,
-], [
-    116, 117,  Z0,  Z0,  Z0, 118, 119, 120,
-    121, 122,  Z0,  Z0,  Z0, 123, 124, 125,
-    126, 127, 128, 129, 130, 131, 132, 133,
-    134, 135, 136, 137, 138, 139, 140, 141,
-    142, 143, 144, 145, 146, 147, 148, 149,
-    150, 151, 152, 153, 154, 155, 156, 157,
-    158, 159, 160, 161, 162, 163, 164, 165,
-    166, 167, 168, 169, 170, 171, 172, 173,
-], [
-    174,  Z0,  Z0,  Z0, 175, 176, 177, 178,
-    179,  Z0,  Z0,  Z0, 180, 181, 182, 183,
-    184,  Z0,  Z0,  Z0, 185, 186, 187, 188,
-    189, 190, 191, 192, 193, 194, 195, 196,
-    197, 198, 199, 200, 201, 202, 203, 204,
-    205, 206, 207, 208, 209, 210, 211, 212,
-    213, 214, 215, 216, 217, 218, 219, 220,
-    221, 222, 223, 224, 225, 226, 227, 228,
-], [
-    229, 230,  Z0,  Z0,  Z0, 231, 232, 233,
-    234, 235,  Z0,  Z0,  Z0, 236, 237, 238,
-    239, 240,  Z0,  Z0,  Z0, 241, 242, 243,
-    244, 245, 246, 247, 248, 249, 250, 251,
-    252, 253, 254, 255, 256, 257, 258, 259,
-    260, 261, 262, 263, 264, 265, 266, 267,
-    268, 269, 270, 271, 272, 273, 274, 275,
-    276, 277, 278, 279, 280, 281, 282, 283,
-], [
-    284, 285, 286, 287, 288, 289, 290, 291,
-    292, 293,  Z0,  Z0,  Z0, 294, 295, 296,
-    297, 298,  Z0,  Z0,  Z0, 299, 300, 301,
-    302, 303,  Z0,  Z0,  Z0, 304, 305, 306,
-    307, 308, 309, 310, 311, 312, 313, 314,
-    315, 316, 317, 318, 319, 320, 321, 322,
-    323, 324, 325, 326, 327, 328, 329, 330,
-    331, 332, 333, 334, 335, 336, 337, 338,
-], [
-     Z0,  Z0, 339, 340, 341, 342, 343, 344,
-     Z0,  Z0, 345, 346, 347, 348, 349, 350,
-     Z0,  Z0, 441, 351, 352, 353, 354, 355,
-     Z0,  Z0,  Z0, 442, 356, 357, 358, 359,
-     Z0,  Z0,  Z0,  Z0, 443, 360, 361, 362,
-     Z0,  Z0,  Z0,  Z0,  Z0, 444, 363, 364,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 445, 365,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 446,
-], [
-     Z0,  Z0,  Z0, 366, 367, 368, 369, 370,
-     Z0,  Z0,  Z0, 371, 372, 373, 374, 375,
-     Z0,  Z0,  Z0, 376, 377, 378, 379, 380,
-     Z0,  Z0,  Z0, 447, 381, 382, 383, 384,
-     Z0,  Z0,  Z0,  Z0, 448, 385, 386, 387,
-     Z0,  Z0,  Z0,  Z0,  Z0, 449, 388, 389,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 450, 390,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 451,
-], [
-    452, 391, 392, 393, 394, 395, 396, 397,
-     Z0,  Z0,  Z0,  Z0, 398, 399, 400, 401,
-     Z0,  Z0,  Z0,  Z0, 402, 403, 404, 405,
-     Z0,  Z0,  Z0,  Z0, 406, 407, 408, 409,
-     Z0,  Z0,  Z0,  Z0, 453, 410, 411, 412,
-     Z0,  Z0,  Z0,  Z0,  Z0, 454, 413, 414,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 455, 415,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 456,
-], [
-    457, 416, 417, 418, 419, 420, 421, 422,
-     Z0, 458, 423, 424, 425, 426, 427, 428,
-     Z0,  Z0,  Z0,  Z0,  Z0, 429, 430, 431,
-     Z0,  Z0,  Z0,  Z0,  Z0, 432, 433, 434,
-     Z0,  Z0,  Z0,  Z0,  Z0, 435, 436, 437,
-     Z0,  Z0,  Z0,  Z0,  Z0, 459, 438, 439,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 460, 440,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 461,
-]];
-
-/// Inverse of `KK_IDX`: index to (first king, second king).
-pub(crate) const INV_KK: [(u8, u8); KINGS_SIZE as usize] = {
-    let mut inv = [(0, 0); KINGS_SIZE as usize];
-    let mut t = 0;
-    while t < 10 {
-        let mut sq = 0;
-        while sq < 64 {
-            let v = KK_IDX[t][sq];
-            if v != Z0 {
-                inv[v as usize] = (INV_TRIANGLE[t], sq as u8);
-            }
-            sq += 1;
-        }
-        t += 1;
-    }
-    inv
-};
-
-/// Pawn related constants (see shakmaty-syzygy's `Consts`).
-pub(crate) struct PawnConsts {
-    /// Order of pawn squares: a2 = 47, h2 = 46, a3 = 45, ... (files a/h
-    /// first, then b/g, ...).
-    pub(crate) map_pawns: [u64; 64],
-    /// Inverse of `map_pawns`.
-    pub(crate) inv_map_pawns: [u8; 48],
-    /// Start index of a leading pawn square, by number of leading pawns.
-    pub(crate) lead_pawn_idx: [[u64; 64]; 6],
-    /// Number of leading pawn placements per file, by number of leading pawns.
-    pub(crate) lead_pawns_size: [[u64; 4]; 6],
-}
-
-pub(crate) const PAWNS: PawnConsts = {
-    let mut available_squares = 48;
-    let mut map_pawns = [0; 64];
-    let mut inv_map_pawns = [0; 48];
-    let mut lead_pawn_idx = [[0; 64]; 6];
-    let mut lead_pawns_size = [[0; 4]; 6];
-
-    let mut lead_pawns_cnt = 1;
-    while lead_pawns_cnt <= 5 {
-        let mut file = 0;
-        while file < 4 {
-            let mut idx = 0;
-            let mut rank = 1;
-            while rank < 7 {
-                let sq = file + 8 * rank;
-                if lead_pawns_cnt == 1 {
-                    available_squares -= 1;
-                    map_pawns[sq] = available_squares;
-                    inv_map_pawns[available_squares as usize] = sq as u8;
-                    available_squares -= 1;
-                    map_pawns[sq ^ 0x7] = available_squares;
-                    inv_map_pawns[available_squares as usize] = (sq ^ 0x7) as u8;
-                }
-                lead_pawn_idx[lead_pawns_cnt][sq] = idx;
-                idx += binomial(map_pawns[sq], lead_pawns_cnt as u64 - 1);
-                rank += 1;
-            }
-            lead_pawns_size[lead_pawns_cnt][file] = idx;
-            file += 1;
-        }
-        lead_pawns_cnt += 1;
-    }
-
-    PawnConsts {
-        map_pawns,
-        inv_map_pawns,
-        lead_pawn_idx,
-        lead_pawns_size,
-    }
-};
+/// At most this many pieces (a short name for the arrays of squares).
+const MAX: usize = MAX_PIECES;
 
 /// The number of indices of each sub-table of one stored side of the table
 /// of `material` (one for pawnless tables; four, by the leading pawn's file
@@ -407,20 +165,24 @@ pub(crate) enum Lead {
 }
 
 /// Piece configuration of one sub-table: the order in which pieces are
-/// encoded and the mixed-radix factors of each group.
-#[derive(Debug, Clone)]
+/// encoded and the mixed-radix factors of each group, from the group order
+/// the file's header gives. The crate's one encoder and decoder: the
+/// by-index API of [`super::SweepTable`], the whole-table walks
+/// ([`super::walk`]) and the index of one moving piece ([`super::mover`])
+/// all use it.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Encoding {
     /// Pieces in encoding order (colours in the file's frame).
     pub(crate) pieces: Vec<Piece>,
     /// Group lengths (pieces are consecutive in groups).
-    lens: Vec<usize>,
+    pub(super) lens: Vec<usize>,
     /// Factor (place value) of each group.
-    factors: Vec<u64>,
+    pub(super) factors: Vec<u64>,
     /// Number of values of each group.
-    radix: Vec<u64>,
-    lead: Lead,
+    pub(super) radix: Vec<u64>,
+    pub(super) lead: Lead,
     /// Both colours have pawns (group 1 is the other colour's pawns).
-    pp: bool,
+    pub(super) pp: bool,
     /// Number of indices.
     pub(crate) size: u64,
 }
@@ -536,48 +298,79 @@ impl Encoding {
         })
     }
 
-    /// Computes the index of a placement. `squares` are in the order of
-    /// `self.pieces`, already in the file's colour frame, and for pawn
-    /// tables the first square is the leading pawn (on this sub-table's
-    /// file or its mirror). `squares` is canonicalised in place.
-    ///
-    /// Returns `None` if the placement has no index (kings adjacent or on
-    /// the same square in a table whose leading group is the kings).
+    /// The index of a placement: `squares` in encoding order, in the file's
+    /// colour frame; for pawn tables the first square is the leading pawn.
+    /// Canonicalises `squares` in place. `None` for kings that cannot be
+    /// encoded (adjacent, in tables whose leading group is the kings).
+    #[inline]
     pub(crate) fn encode(&self, squares: &mut [u8]) -> Option<u64> {
-        debug_assert_eq!(squares.len(), self.pieces.len());
-        if file_of(squares[0]) >= 4 {
-            for sq in squares.iter_mut() {
-                *sq = flip_horizontal(*sq);
+        let lead = self.encode_lead(squares)?;
+        Some(self.encode_rest(squares, lead))
+    }
+
+    /// Whether `other` encodes its leading group as this codec does (same
+    /// pieces, same kind, same pawn file): then [`Encoding::encode_lead`] of one serves
+    /// both.
+    pub(crate) fn same_lead(&self, other: &Encoding) -> bool {
+        let n = self.lens[0];
+        self.lead == other.lead && other.lens[0] == n && self.pieces[..n] == other.pieces[..n]
+    }
+
+    /// The first part of [`Encoding::encode`]: canonicalises `squares` in
+    /// place by the symmetry the leading group picks, and returns the
+    /// leading group's digit.
+    #[inline]
+    pub(crate) fn encode_lead(&self, squares: &mut [u8]) -> Option<u64> {
+        let sym = self.symmetry(squares);
+        for sq in squares.iter_mut() {
+            *sq = sym.map(*sq);
+        }
+        self.lead_digit(squares)
+    }
+
+    /// The symmetry that brings a placement to its canonical form: the
+    /// leading group alone decides it.
+    #[inline]
+    pub(super) fn symmetry(&self, squares: &[u8]) -> Symmetry {
+        let mut sym = Symmetry {
+            mask: if file_of(squares[0]) >= 4 { 7 } else { 0 },
+            diagonal: false,
+        };
+        if matches!(self.lead, Lead::Pawns { .. }) {
+            return sym;
+        }
+        if rank_of(squares[0] ^ sym.mask) >= 4 {
+            sym.mask |= 56;
+        }
+        // The first piece of the group off the a1-h8 diagonal goes below
+        // it (the flip leaves those before it, on the diagonal, in place).
+        for &sq in &squares[..self.lens[0]] {
+            let sq = sq ^ sym.mask;
+            if offdiag(sq) {
+                sym.diagonal = rank_of(sq) > file_of(sq);
+                break;
             }
         }
+        sym
+    }
 
-        let mut idx = match self.lead {
+    /// The leading group's digit of canonical `squares` (`None` for kings
+    /// that cannot be encoded); sorts several leading pawns in place.
+    #[inline]
+    pub(super) fn lead_digit(&self, squares: &mut [u8]) -> Option<u64> {
+        let idx = match self.lead {
             Lead::Pawns { .. } => {
                 let lc = self.lens[0];
                 let mut idx = PAWNS.lead_pawn_idx[lc][usize::from(squares[0])];
-                squares[1..lc].sort_unstable_by_key(|sq| map_pawn(*sq));
-                for (i, &sq) in squares.iter().enumerate().take(lc).skip(1) {
-                    idx += binom(map_pawn(sq), i);
+                if lc > 2 {
+                    squares[1..lc].sort_unstable_by_key(|sq| map_pawn(*sq));
+                }
+                for i in 1..lc {
+                    idx += binom(map_pawn(squares[i]), i);
                 }
                 idx
             }
             Lead::ThreeUnique | Lead::Kings => {
-                if rank_of(squares[0]) >= 4 {
-                    for sq in squares.iter_mut() {
-                        *sq = flip_vertical(*sq);
-                    }
-                }
-                for i in 0..self.lens[0] {
-                    if !offdiag(squares[i]) {
-                        continue;
-                    }
-                    if rank_of(squares[i]) > file_of(squares[i]) {
-                        for sq in squares[i..].iter_mut() {
-                            *sq = flip_diagonal(*sq);
-                        }
-                    }
-                    break;
-                }
                 let (s0, s1) = (squares[0], squares[1]);
                 if self.lead == Lead::Kings {
                     let v = KK_IDX[TRIANGLE[usize::from(s0)] as usize][usize::from(s1)];
@@ -614,66 +407,208 @@ impl Encoding {
                 }
             }
         };
-        idx *= self.factors[0];
+        Some(idx)
+    }
 
+    /// The second part of [`Encoding::encode`]: the index of canonical
+    /// `squares` whose leading group has digit `lead`.
+    #[inline]
+    pub(crate) fn encode_rest(&self, squares: &mut [u8], lead: u64) -> u64 {
+        let mut idx = lead * self.factors[0];
         let mut group_sq = self.lens[0];
         for g in 1..self.lens.len() {
             let len = self.lens[g];
-            let (prev, rest) = squares.split_at_mut(group_sq);
+            let (before, rest) = squares.split_at_mut(group_sq);
             let group = &mut rest[..len];
-            group.sort_unstable();
+            if len > 1 {
+                sort_small(group);
+            }
             let offset = if self.pp && g == 1 { 8 } else { 0 };
             let mut n = 0;
             for (i, &sq) in group.iter().enumerate() {
-                let adjust = prev.iter().filter(|p| sq > **p).count() as u64;
-                n += binom(u64::from(sq) - adjust - offset, i + 1);
+                // A square's rank among the free ones is itself minus the
+                // squares of the groups so far below it. Counted by
+                // comparisons: at most six, and without the popcnt
+                // instruction (not in the x86-64 baseline we build for) a
+                // bit count is a dozen instructions.
+                let below = before.iter().filter(|&&o| o < sq).count() as u64;
+                n += binom(u64::from(sq) - below - offset, i + 1);
             }
             idx += n * self.factors[g];
             group_sq += len;
         }
-        Some(idx)
+        idx
     }
 
-    /// Computes the canonical placement of an index (`idx < self.size`):
-    /// the squares in the order of `self.pieces`. Every index of a chess
-    /// table has a placement with distinct squares (it may still be an
-    /// illegal position).
-    pub(crate) fn decode(&self, idx: u64, squares: &mut [u8; MAX_PIECES]) {
-        debug_assert!(idx < self.size);
-        let digit = |g: usize| (idx / self.factors[g]) % self.radix[g];
+    /// Per digit of the leading group: [`Encoding::images`] of the
+    /// placements with that leading group (which alone decides it), and
+    /// whether the group's squares all lie on one long diagonal (if not,
+    /// no placement with it does).
+    pub(crate) fn lead_facts(&self) -> Vec<(u32, bool)> {
+        let lc = self.lens[0];
+        (0..self.radix[0])
+            .map(|digit| {
+                let mut squares = [0u8; MAX];
+                decode_lead(self.lead, lc, digit, &mut squares);
+                let lead = &squares[..lc];
+                let diagonal = lead.iter().all(|&s| s & 7 == s >> 3)
+                    || lead.iter().all(|&s| (s & 7) + (s >> 3) == 7);
+                (self.images(lead), diagonal)
+            })
+            .collect()
+    }
 
-        decode_lead(self.lead, self.lens[0], digit(0), squares);
+    /// The number of pieces of the leading group (the first slots).
+    pub(crate) fn lead_len(&self) -> usize {
+        self.lens[0]
+    }
 
-        let mut group_sq = self.lens[0];
-        for g in 1..self.lens.len() {
+    /// The leading group's factor and radix: the digit of index `i` is
+    /// `i / factor % radix`.
+    pub(crate) fn lead_place(&self) -> (u64, u64) {
+        (self.factors[0], self.radix[0])
+    }
+
+    /// The canonical placement of an index, squares in encoding order.
+    pub(crate) fn decode(&self, idx: u64, squares: &mut [u8; MAX]) {
+        let mut digits = [0u64; MAX];
+        for (g, d) in digits.iter_mut().enumerate().take(self.lens.len()) {
+            *d = (idx / self.factors[g]) % self.radix[g];
+        }
+        self.fill(&digits, 0, self.lens.len(), squares, 0);
+    }
+
+    /// Computes the squares of groups `from..to` from their digits (the
+    /// squares of earlier groups are in place), on a board without the
+    /// squares of the slots before `occupied_from` (0: the whole board;
+    /// it must not exceed the slots of groups before `from`): the squares
+    /// of the slots from there on occupy it.
+    #[inline]
+    pub(super) fn fill(
+        &self,
+        digits: &[u64; MAX],
+        from: usize,
+        to: usize,
+        squares: &mut [u8; MAX],
+        occupied_from: usize,
+    ) {
+        if from == 0 {
+            decode_lead(self.lead, self.lens[0], digits[0], squares);
+        }
+        let first = from.max(1);
+        let mut group_sq: usize = self.lens[..first].iter().sum();
+        // The squares placed so far, sorted (insertion sort on a
+        // fixed-size array: no memcpy, no allocation).
+        let mut sorted = [u8::MAX; MAX];
+        let mut placed = 0;
+        for k in occupied_from..group_sq {
+            insert(&mut sorted, placed, squares[k]);
+            placed += 1;
+        }
+        for g in first..to {
             let len = self.lens[g];
             let offset: u8 = if self.pp && g == 1 { 8 } else { 0 };
-            let mut prev = [0u8; MAX_PIECES];
-            prev[..group_sq].copy_from_slice(&squares[..group_sq]);
-            let prev = &mut prev[..group_sq];
-            prev.sort_unstable();
             let free = if self.pp && g == 1 {
                 48 - self.lens[0] as u64
             } else {
                 64 - group_sq as u64
             };
-            let mut n = digit(g);
+            let mut n = digits[g];
             let mut upper = free;
             for i in (0..len).rev() {
                 let r = largest_below(n, i + 1, upper);
                 n -= binom(r, i + 1);
                 upper = r;
                 let mut sq = r as u8 + offset;
-                for &p in prev.iter() {
+                for &p in &sorted[..placed] {
                     if p <= sq {
                         sq += 1;
                     }
                 }
                 squares[group_sq + i] = sq;
             }
+            for k in group_sq..group_sq + len {
+                insert(&mut sorted, placed, squares[k]);
+                placed += 1;
+            }
             group_sq += len;
         }
     }
+
+    /// Number of placements a canonical placement (`squares` as decoded)
+    /// stands for on the full board, for one side to move: 8 images without
+    /// pawns (4 when the leading group lies on the a1-h8 diagonal: the
+    /// diagonal mirror has its own index), 2 with pawns (1 when a
+    /// leading-colour pawn stands on the mirror square of the leading pawn:
+    /// the mirror image then leads with that pawn and has its own index).
+    #[inline]
+    pub(crate) fn images(&self, squares: &[u8]) -> u32 {
+        match self.lead {
+            Lead::Pawns { .. } => {
+                let mirror = squares[0] ^ 7;
+                if squares[1..self.lens[0]].contains(&mirror) {
+                    1
+                } else {
+                    2
+                }
+            }
+            Lead::ThreeUnique | Lead::Kings => {
+                if squares[..self.lens[0]].iter().all(|&s| !offdiag(s)) {
+                    4
+                } else {
+                    8
+                }
+            }
+        }
+    }
+}
+
+/// One of the board's symmetries that the encodings use: an exclusive or
+/// of the square (7 mirrors the files, 56 the ranks), then optionally the
+/// flip about the a1-h8 diagonal.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Symmetry {
+    mask: u8,
+    diagonal: bool,
+}
+
+impl Symmetry {
+    #[inline]
+    pub(super) fn map(self, sq: u8) -> u8 {
+        let sq = sq ^ self.mask;
+        if self.diagonal {
+            flip_diagonal(sq)
+        } else {
+            sq
+        }
+    }
+
+    /// The square that [`Symmetry::map`] takes to `sq`.
+    #[inline]
+    pub(super) fn unmap(self, sq: u8) -> u8 {
+        let sq = if self.diagonal { flip_diagonal(sq) } else { sq };
+        sq ^ self.mask
+    }
+}
+
+/// Sorts a group's few squares in place (an insertion sort, inlined: a
+/// group holds at most a few squares).
+#[inline]
+pub(super) fn sort_small(group: &mut [u8]) {
+    for k in 1..group.len() {
+        insert(group, k, group[k]);
+    }
+}
+
+/// Inserts `v` into the sorted prefix `sorted[..k]` (over `sorted[k]`).
+#[inline]
+fn insert(sorted: &mut [u8], k: usize, v: u8) {
+    let mut i = k;
+    while i > 0 && sorted[i - 1] > v {
+        sorted[i] = sorted[i - 1];
+        i -= 1;
+    }
+    sorted[i] = v;
 }
 
 /// Largest `r < upper` with `binom(r, k) <= n` (combinatorial number system).

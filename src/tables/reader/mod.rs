@@ -11,6 +11,25 @@
 //! Fiekas (GPL-3.0-or-later, like this crate); the streaming decoder and the
 //! inverse index arithmetic are our own.
 //!
+//! # The format layer
+//!
+//! This module is the only one that knows the Syzygy file format; what it
+//! knows, it knows once, one concept a file:
+//!
+//! - `format`: the headers and the block decompression;
+//! - `consts` and `index`: the index scheme's constant tables and
+//!   `Encoding`, the one index encoder and decoder of a sub-table, with
+//!   the group order the header gives;
+//! - `layout`: `TableLayout`, the sub-tables of a file and the one place
+//!   that locates a position (sub-table, colour flip, index);
+//! - `mover` and `walk`: the incremental index of one moving piece, and
+//!   the enumeration of whole sub-tables in work units, for the sweep.
+//!
+//! The public API is [`SweepTable`]; the sweep (`crate::scan::sweep`, the
+//! whole-table decoder) is a client of the crate-private part, re-exported
+//! flat from here: `TableLayout` (from [`SweepTable`]'s headers), `Encoding`,
+//! `MoverIndex`, `Units` and the small helpers on piece counts.
+//!
 //! # Frames, sides and indices
 //!
 //! All colours are relative to the file name: *White* is the first side of
@@ -53,8 +72,14 @@
 //! passant rights. For the side a DTZ table does not store, DTZ must be
 //! computed by a one-ply search over the stored side.
 
+mod consts;
 mod format;
-pub(crate) mod index;
+mod index;
+mod layout;
+mod mover;
+#[cfg(test)]
+mod tests;
+mod walk;
 
 use std::{
     fmt, io,
@@ -67,9 +92,13 @@ use shakmaty::{Board, Chess, Color, File, Piece, Position, Role, Setup, Square};
 pub use self::format::SweepValue;
 use self::{
     format::{Pairs, FLAG_LOSS_PLIES, FLAG_MAPPED, FLAG_STM, FLAG_WIN_PLIES},
-    index::{
-        file_of, flip_diagonal, flip_horizontal, flip_vertical, map_pawn, Encoding, MAX_PIECES,
-    },
+    index::{flip_diagonal, flip_horizontal, flip_vertical, MAX_PIECES},
+};
+pub(crate) use self::{
+    index::{index_sizes, Encoding, MAX_PIECES as MAX},
+    layout::{cidx, counts_of, parse_counts, slot_map, Counts, Located, SubInfo, TableLayout},
+    mover::MoverIndex,
+    walk::Units,
 };
 
 /// Ranges longer than this are decoded in parallel.
@@ -237,18 +266,6 @@ impl Placement {
     }
 }
 
-/// Material of a file, counts by colour and role (index `role as usize - 1`).
-type Counts = [[u8; 6]; 2];
-
-/// One sub-table with its place in the side's index space.
-#[derive(Debug, Clone)]
-struct Sub {
-    pairs: Pairs,
-    side: Color,
-    file: u8,
-    start: u64,
-}
-
 /// A Syzygy WDL or DTZ table, read into memory and parsed, ready for
 /// sequential decoding.
 #[derive(Debug)]
@@ -257,50 +274,10 @@ pub struct SweepTable {
     kind: TableKind,
     name: String,
     data: Vec<u8>,
-    counts: Counts,
-    symmetric: bool,
-    has_pawns: bool,
-    /// Colour of the leading pawns (pawn tables).
-    lead_color: Color,
-    subs: Vec<Sub>,
-    /// Sub-tables by side, in file order.
-    by_side: [Vec<usize>; 2],
-    /// Sub-table by (file, side).
-    by_file: [[Option<usize>; 2]; 4],
-}
-
-fn color_idx(c: Color) -> usize {
-    match c {
-        Color::White => 0,
-        Color::Black => 1,
-    }
-}
-
-fn parse_name(name: &str) -> Option<Counts> {
-    let (w, b) = name.split_once('v')?;
-    let mut counts = [[0u8; 6]; 2];
-    for (c, part) in [w, b].into_iter().enumerate() {
-        for ch in part.chars() {
-            let role = Role::from_char(ch.to_ascii_lowercase())?;
-            if !ch.is_ascii_uppercase() {
-                return None;
-            }
-            counts[c][role as usize - 1] += 1;
-        }
-        if counts[c][Role::King as usize - 1] != 1 {
-            return None;
-        }
-    }
-    let total: u32 = counts.iter().flatten().map(|&n| u32::from(n)).sum();
-    (total as usize <= MAX_PIECES).then_some(counts)
-}
-
-fn counts_of(pieces: impl IntoIterator<Item = Piece>) -> Counts {
-    let mut counts = [[0u8; 6]; 2];
-    for p in pieces {
-        counts[color_idx(p.color)][p.role as usize - 1] += 1;
-    }
-    counts
+    /// The sub-tables, their encodings and the location of positions.
+    layout: TableLayout,
+    /// The compressed values of each sub-table (as `layout.subs`).
+    pairs: Vec<Pairs>,
 }
 
 impl SweepTable {
@@ -322,7 +299,7 @@ impl SweepTable {
                 path: path.to_owned(),
             })?
             .to_owned();
-        let counts = parse_name(&name).ok_or_else(|| SweepError::Name {
+        let counts = parse_counts(&name).ok_or_else(|| SweepError::Name {
             path: path.to_owned(),
         })?;
         let data = std::fs::read(path).map_err(|error| SweepError::Io {
@@ -369,15 +346,16 @@ impl SweepTable {
         }
 
         let mut subs = Vec::new();
-        let mut by_file = [[None; 2]; 4];
+        let mut pairs_of = Vec::new();
+        let mut stored = [[false; 2]; 4];
         let mut lead_color = Color::White;
         for (file, sides) in parsed.files.into_iter().enumerate() {
-            for (s, pairs) in sides.into_iter().enumerate() {
-                if counts_of(pairs.encoding.pieces.iter().copied()) != counts {
+            for (s, (encoding, pairs)) in sides.into_iter().enumerate() {
+                if counts_of(encoding.pieces.iter().copied()) != counts {
                     return Err("header pieces do not match the file name".into());
                 }
                 if has_pawns {
-                    let first = pairs.encoding.pieces[0];
+                    let first = encoding.pieces[0];
                     if file == 0 && s == 0 {
                         lead_color = first.color;
                     } else if first.color != lead_color {
@@ -398,35 +376,19 @@ impl SweepTable {
                         }
                     }
                 };
-                let slot = &mut by_file[file][color_idx(side)];
-                if slot.is_some() {
+                let slot = &mut stored[file][cidx(side)];
+                if *slot {
                     return Err("side stored twice".into());
                 }
-                *slot = Some(subs.len());
-                subs.push(Sub {
-                    pairs,
-                    side,
-                    file: file as u8,
-                    start: 0,
-                });
-            }
-        }
-
-        let mut by_side: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
-        for (c, list) in by_side.iter_mut().enumerate() {
-            let mut start = 0u64;
-            for slots in &by_file {
-                if let Some(k) = slots[c] {
-                    subs[k].start = start;
-                    start += subs[k].pairs.size();
-                    list.push(k);
-                }
+                *slot = true;
+                subs.push((file as u8, side, encoding));
+                pairs_of.push(pairs);
             }
         }
 
         if kind == TableKind::Wdl {
-            if let Some(sub) = subs.iter().find(|s| s.pairs.max_value > 4) {
-                return Err(format!("WDL value {} out of range", sub.pairs.max_value));
+            if let Some(pairs) = pairs_of.iter().find(|p| p.max_value > 4) {
+                return Err(format!("WDL value {} out of range", pairs.max_value));
             }
         }
 
@@ -435,13 +397,8 @@ impl SweepTable {
             kind,
             name,
             data,
-            counts,
-            symmetric,
-            has_pawns,
-            lead_color,
-            subs,
-            by_side,
-            by_file,
+            layout: TableLayout::new(counts, subs),
+            pairs: pairs_of,
         })
     }
 
@@ -471,38 +428,49 @@ impl SweepTable {
     pub fn stored_sides(&self) -> Vec<Color> {
         [Color::White, Color::Black]
             .into_iter()
-            .filter(|c| !self.by_side[color_idx(*c)].is_empty())
+            .filter(|c| !self.layout.of_side(*c).is_empty())
             .collect()
     }
 
     /// Number of indices of a side (0 if the side is not stored): the sum
     /// over its sub-tables.
     pub fn index_len(&self, side: Color) -> u64 {
-        self.by_side[color_idx(side)]
+        self.layout
+            .of_side(side)
             .iter()
-            .map(|&k| self.subs[k].pairs.size())
+            .map(|&k| self.layout.subs[k].encoding.size)
             .sum()
     }
 
     /// The sub-tables of a side in index order (one for pawnless tables, up
     /// to four, by leading pawn file, for pawn tables).
     pub fn subtables(&self, side: Color) -> Vec<SubTableInfo> {
-        self.by_side[color_idx(side)]
+        self.layout
+            .of_side(side)
             .iter()
             .map(|&k| {
-                let sub = &self.subs[k];
+                let (sub, pairs) = (&self.layout.subs[k], &self.pairs[k]);
                 let dtz = self.kind == TableKind::Dtz;
                 SubTableInfo {
                     side: sub.side,
-                    lead_file: self.has_pawns.then(|| File::new(u32::from(sub.file))),
-                    pieces: sub.pairs.encoding.pieces.clone(),
+                    lead_file: self
+                        .layout
+                        .has_pawns
+                        .then(|| File::new(u32::from(sub.file))),
+                    pieces: sub.encoding.pieces.clone(),
                     start: sub.start,
-                    len: sub.pairs.size(),
-                    win_plies: dtz && sub.pairs.flags & FLAG_WIN_PLIES != 0,
-                    loss_plies: dtz && sub.pairs.flags & FLAG_LOSS_PLIES != 0,
+                    len: sub.encoding.size,
+                    win_plies: dtz && pairs.flags & FLAG_WIN_PLIES != 0,
+                    loss_plies: dtz && pairs.flags & FLAG_LOSS_PLIES != 0,
                 }
             })
             .collect()
+    }
+
+    /// The sub-tables, their encodings and the location of positions:
+    /// what the whole-table decoder needs of the headers.
+    pub(crate) fn layout(&self) -> &TableLayout {
+        &self.layout
     }
 
     fn bad(&self, what: String) -> SweepError {
@@ -539,9 +507,9 @@ impl SweepTable {
             )));
         }
         let mut parts = Vec::new();
-        for &k in &self.by_side[color_idx(side)] {
-            let sub = &self.subs[k];
-            let (s, e) = (sub.start, sub.start + sub.pairs.size());
+        for &k in self.layout.of_side(side) {
+            let sub = &self.layout.subs[k];
+            let (s, e) = (sub.start, sub.start + sub.encoding.size);
             let (a, b) = (range.start.max(s), range.end.min(e));
             if a < b {
                 parts.push((k, a - s..b - s));
@@ -579,7 +547,7 @@ impl SweepTable {
         let parallel = range.end - range.start >= PARALLEL_THRESHOLD;
         let mut rest = out;
         for (k, local) in parts {
-            let pairs = &self.subs[k].pairs;
+            let pairs = &self.pairs[k];
             if pairs.max_value > T::MAX {
                 return Err(self.bad(format!(
                     "values up to {} do not fit the output type",
@@ -627,7 +595,7 @@ impl SweepTable {
         let mut raw = vec![0u16; CHUNK.min(out.len())];
         let mut done = 0usize;
         for (k, local) in parts {
-            let pairs = &self.subs[k].pairs;
+            let pairs = &self.pairs[k];
             let win_plies = pairs.flags & FLAG_WIN_PLIES != 0;
             let loss_plies = pairs.flags & FLAG_LOSS_PLIES != 0;
             let map = pairs
@@ -684,12 +652,12 @@ impl SweepTable {
     /// illegal position (kings adjacent, side not to move in check), whose
     /// stored value is arbitrary.
     pub fn placement(&self, side: Color, idx: u64) -> Option<Placement> {
-        let &k = self.by_side[color_idx(side)].iter().find(|&&k| {
-            let s = &self.subs[k];
-            s.start <= idx && idx < s.start + s.pairs.size()
+        let &k = self.layout.of_side(side).iter().find(|&&k| {
+            let s = &self.layout.subs[k];
+            s.start <= idx && idx < s.start + s.encoding.size
         })?;
-        let sub = &self.subs[k];
-        let enc = &sub.pairs.encoding;
+        let sub = &self.layout.subs[k];
+        let enc = &sub.encoding;
         let mut squares = [0u8; MAX_PIECES];
         enc.decode(idx - sub.start, &mut squares);
         let mut pieces = [(Color::White.king(), Square::A1); MAX_PIECES];
@@ -727,67 +695,13 @@ impl SweepTable {
             pieces[n] = (piece, u8::from(sq));
             n += 1;
         }
-        self.index_of_pieces(&mut pieces[..n], turn)
+        self.index_of_pieces(&pieces[..n], turn)
     }
 
-    /// Core of `index_of`: `pieces` in any order (modified in place).
-    fn index_of_pieces(&self, pieces: &mut [(Piece, u8)], turn: Color) -> Option<(Color, u64)> {
-        let counts = counts_of(pieces.iter().map(|p| p.0));
-        let mut flip = if counts == self.counts {
-            false
-        } else if counts == [self.counts[1], self.counts[0]] {
-            true
-        } else {
-            return None;
-        };
-        if self.symmetric && turn == Color::Black {
-            flip = true;
-        }
-        let side = if flip { !turn } else { turn };
-        if flip {
-            for p in pieces.iter_mut() {
-                p.0.color = !p.0.color;
-                p.1 = flip_vertical(p.1);
-            }
-        }
-        pieces.sort_unstable_by_key(|p| p.1);
-
-        let mut squares = [0u8; MAX_PIECES];
-        let mut used = 0u64;
-        let mut n = 0;
-        let file = if self.has_pawns {
-            let lead = self.lead_color.pawn();
-            for p in pieces.iter().filter(|p| p.0 == lead) {
-                squares[n] = p.1;
-                used |= 1 << p.1;
-                n += 1;
-            }
-            for i in 1..n {
-                if map_pawn(squares[0]) < map_pawn(squares[i]) {
-                    squares.swap(0, i);
-                }
-            }
-            let f = file_of(squares[0]);
-            if f >= 4 {
-                7 - f
-            } else {
-                f
-            }
-        } else {
-            0
-        };
-        let k = self.by_file[usize::from(file)][color_idx(side)]?;
-        let enc: &Encoding = &self.subs[k].pairs.encoding;
-        for piece in &enc.pieces[n..] {
-            let p = pieces
-                .iter()
-                .find(|p| p.0 == *piece && used & (1 << p.1) == 0)?;
-            squares[n] = p.1;
-            used |= 1 << p.1;
-            n += 1;
-        }
-        let idx = enc.encode(&mut squares[..n])?;
-        Some((side, self.subs[k].start + idx))
+    /// Core of `index_of`: `pieces` in any order.
+    fn index_of_pieces(&self, pieces: &[(Piece, u8)], turn: Color) -> Option<(Color, u64)> {
+        let at = self.layout.locate(pieces, turn, false)?;
+        Some((at.side, at.idx))
     }
 
     /// Number of distinct (board, side to move) positions, with the
@@ -809,8 +723,8 @@ impl SweepTable {
         for (b, &(p, sq)) in base.iter_mut().zip(placement.pieces()) {
             *b = (p, u8::from(sq));
         }
-        let geometric = if self.has_pawns { 2 } else { 8 };
-        let swaps: &[bool] = if self.symmetric {
+        let geometric = if self.layout.has_pawns { 2 } else { 8 };
+        let swaps: &[bool] = if self.layout.symmetric {
             &[false, true]
         } else {
             &[false]
@@ -851,8 +765,7 @@ impl SweepTable {
                 }
                 seen[num_seen] = Some((img, turn));
                 num_seen += 1;
-                let mut work = img;
-                if self.index_of_pieces(&mut work[..n], turn) == Some((side, idx)) {
+                if self.index_of_pieces(&img[..n], turn) == Some((side, idx)) {
                     count += 1;
                 }
             }

@@ -1,0 +1,200 @@
+//! Pass 4 of the sweep: settling the rounded DTZ values ("n or n+1") by
+//! the phase parity where the material forces it, else by the probe
+//! engine's rule over the successors, settled first, recursively (see the
+//! parent module's list of passes).
+
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+use rayon::prelude::*;
+use shakmaty::Color;
+
+use super::*;
+
+impl Sweep {
+    /// Pass 4: settles every rounded value of the blocks of the window's
+    /// chunk. Returns how many values were pending (stored, unstored).
+    pub(crate) fn settle_all(&self, progress: &Progress) -> Result<(usize, usize)> {
+        let halves = if self.symmetric { 1 } else { 2 };
+        let mut total = (0, 0);
+        for b in self.chunk_blocks() {
+            let pending = self.pending_in(b);
+            total = (total.0 + pending.0, total.1 + pending.1);
+            // The walk with the mover innermost finds a successor's index
+            // from the run's table (or a per-run memo), where the scan in
+            // index order decodes the position and encodes every
+            // successor; but it visits every placement, which only pays
+            // where many are pending.
+            match b.mover {
+                Some(mover) if (pending.0 + pending.1) * WALK_SETTLE_SHARE >= b.len => {
+                    self.walk_runs(b, mover, progress, |j, pos, run| {
+                        for half in 0..2 {
+                            if is_pending(self.code(j, half)) {
+                                // A quiet move keeps the placement's block
+                                // and changes the side to move: the other
+                                // half.
+                                let turn = if half == 0 { b.side } else { !b.side };
+                                self.settle_with(half, j, turn, |s, target| {
+                                    self.some_move_scores(pos, turn, s, target, |m| {
+                                        Ok((b.base + run.successor(m)? as usize, 1 - half))
+                                    })
+                                })?;
+                            }
+                        }
+                        Ok(())
+                    })?;
+                }
+                _ => {
+                    (0..b.len.div_ceil(CHUNK))
+                        .into_par_iter()
+                        .try_for_each(|c| -> Result<()> {
+                            let first = c * CHUNK;
+                            let last = (first + CHUNK).min(b.len);
+                            for j in b.base + first..b.base + last {
+                                for half in 0..halves {
+                                    if is_pending(self.code(j, half)) {
+                                        self.settle(half, j)?;
+                                    }
+                                }
+                            }
+                            progress.add((last - first) as u64);
+                            Ok(())
+                        })?;
+                }
+            }
+        }
+        Ok(total)
+    }
+
+    /// How many values of block `b` are still to settle (stored side,
+    /// unstored side).
+    fn pending_in(&self, b: &Block) -> (usize, usize) {
+        self.w[b.base..b.base + b.len]
+            .par_chunks(CHUNK)
+            .map(|part| {
+                part.iter().fold((0, 0), |(a, c), [x, y]| {
+                    let pending = |code: &AtomicU8| usize::from(is_pending(code.load(Relaxed)));
+                    (a + pending(x), c + pending(y))
+                })
+            })
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    }
+
+    /// The exact DTZ of a global index and side, settling it (and, first,
+    /// the successors it depends on) if it is still rounded.
+    ///
+    /// Threads may settle the same value at once; they compute the same
+    /// result. The raw magnitude never changes once pass 3 is over, and
+    /// the settled one is [`PLUS`] in the same code byte as [`PENDING`],
+    /// so one load of the code always gives a consistent value.
+    fn settle(&self, half: usize, j: usize) -> Result<i16> {
+        let (b, local) = self.block_at(j);
+        let turn = if half == 0 { b.side } else { !b.side };
+        self.settle_with(half, j, turn, |s, target| {
+            let pos = self.pos_of(b, local);
+            self.some_move_scores(&pos, turn, s, target, |m| self.quiet_succ(b, &pos, m, turn))
+        })
+    }
+
+    /// [`Sweep::settle`] with `turn` to move, and `hit(s, target)` saying
+    /// whether some move of `turn` (sign `s`) scores exactly `target`
+    /// plies.
+    fn settle_with(
+        &self,
+        half: usize,
+        j: usize,
+        turn: Color,
+        hit: impl FnOnce(i32, i32) -> Result<bool>,
+    ) -> Result<i16> {
+        let code = self.w[j][half].load(Acquire);
+        if !is_pending(code) {
+            return Ok(self.value_of(half, j, code));
+        }
+        let s = sign(code & 7);
+        let n = self.raw(half, j, code);
+        let loser = if s > 0 { !turn } else { turn };
+        let mag = if self.natural[cidx(loser)] {
+            // The phase ends with the winner's move: odd for the winner to
+            // move, even for the loser. Of n and n+1 exactly one fits.
+            let want_odd = s > 0;
+            if (n % 2 == 1) == want_odd {
+                n
+            } else {
+                n + 1
+            }
+        } else {
+            let target = if s > 0 { n } else { n + 1 };
+            match (s > 0, hit(s, target)?) {
+                (true, true) | (false, false) => n,
+                _ => n + 1,
+            }
+        };
+        let plus = if mag > n { PLUS } else { 0 };
+        // One update of the byte: no reader sees PENDING clear without PLUS.
+        let _ = self.w[j][half].fetch_update(Release, Relaxed, |c| Some((c | plus) & !PENDING));
+        Ok((s * mag) as i16)
+    }
+
+    /// The probe engine's `first_move_scoring`, in memory: whether some
+    /// legal move of `turn` in `pos` gives the mover (sign `s`) exactly
+    /// `target` plies; `succ` gives a quiet move's successor (global
+    /// index, half). Only quiet moves and mates can: zeroing moves score
+    /// 1 or 101, which the raw value already accounts for.
+    fn some_move_scores(
+        &self,
+        pos: &Pos,
+        turn: Color,
+        s: i32,
+        target: i32,
+        mut succ: impl FnMut(Mv) -> Result<(usize, usize)>,
+    ) -> Result<bool> {
+        let need = target - 1;
+        let mut hit = false;
+        let mut failure = None;
+        pos.for_each_move(turn, Kind::Quiet, |m| {
+            if hit || failure.is_some() {
+                return;
+            }
+            match succ(m).and_then(|(j2, half2)| self.move_scores(j2, half2, s, target, need)) {
+                Ok(h) => hit = h,
+                Err(e) => failure = Some(e),
+            }
+        });
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(hit),
+        }
+    }
+
+    /// Whether a quiet move to global index `j2` (half `half2`) scores
+    /// exactly `target` (see [`Sweep::some_move_scores`]).
+    #[inline]
+    fn move_scores(&self, j2: usize, half2: usize, s: i32, target: i32, need: i32) -> Result<bool> {
+        let code = self.code(j2, half2);
+        if is_mated(code) {
+            return Ok(s > 0 && target == 1);
+        }
+        // The mover is decisive (s is not 0): ILLEGAL's class bits have
+        // sign 0 and stop here.
+        if sign(code & 7) != -s {
+            return Ok(false);
+        }
+        let exact = if code & ROUNDED != 0 {
+            let a = self.raw(half2, j2, code);
+            let (certain, open) = if s > 0 {
+                (a + 1 == need, a == need)
+            } else {
+                (a == need, a + 1 == need)
+            };
+            if certain {
+                return Ok(true);
+            }
+            if !open {
+                return Ok(false);
+            }
+            i32::from(self.settle(half2, j2)?).abs()
+        } else {
+            self.raw(half2, j2, code)
+        };
+        Ok(exact == need)
+    }
+}

@@ -51,10 +51,12 @@ fn three_and_four_piece_tables() -> Vec<String> {
     all.into_iter().map(|g| g.material).collect()
 }
 
+/// `solve` with `extra` arguments equals `scan` on `materials`. The solves
+/// are those of this `cargo test` run ([`common::run_cache::run_solve_cache`]): the
+/// library's tests made the 3- and 4-piece ones.
 fn same_as_scan(materials: &[&str], extra: &[&str]) {
-    let cache = tempfile::tempdir().unwrap();
     let args: Vec<&str> = extra.iter().chain(materials).copied().collect();
-    let solved = solve(cache.path(), &args);
+    let solved = solve(common::run_cache::run_solve_cache(), &args);
     let scanned = scan(&args);
     assert_eq!(solved.len(), materials.len());
     assert_eq!(scanned.len(), materials.len());
@@ -88,9 +90,8 @@ fn raw_counts_and_colours_swapped_equal_scan() {
 #[test]
 fn rule_50_matches_the_generators_statistics() {
     let all = genstats::parse(&reference("generator-stats-3-4-piece.txt")).unwrap();
-    let cache = tempfile::tempdir().unwrap();
     let names: Vec<&str> = all.iter().map(|g| g.material.as_str()).collect();
-    let solved = solve(cache.path(), &names);
+    let solved = solve(common::run_cache::run_solve_cache(), &names);
     assert_eq!(solved.len(), all.len(), "one solve document per material");
     let mut failures = Vec::new();
     for (doc, theirs) in solved.into_iter().zip(&all) {
@@ -165,11 +166,10 @@ fn threads_do_not_change_the_output() {
 fn no_rule_wins_are_the_wins_and_cursed_wins_of_rule_50() {
     let names = three_and_four_piece_tables();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let cache = tempfile::tempdir().unwrap();
-    let fifty = solve(cache.path(), &refs);
+    let fifty = solve(common::run_cache::run_solve_cache(), &refs);
     let mut args = vec!["--rule", "none"];
     args.extend(&refs);
-    let none = solve(cache.path(), &args);
+    let none = solve(common::run_cache::run_solve_cache(), &args);
     assert_eq!(fifty.len(), names.len(), "--rule 50 documents");
     assert_eq!(none.len(), names.len(), "--rule none documents");
     for ((a, b), m) in fifty.into_iter().zip(none).zip(&names) {

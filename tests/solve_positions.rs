@@ -62,8 +62,8 @@ fn probed(prober: &Prober, pos: &Chess) -> (Wdl, i32) {
 /// (with and without pawns): `solve --rule 50` gives the probe engine's WDL
 /// and exact DTZ for every one.
 fn random_positions_agree(per_table: usize, seed: u64) {
-    let cache = tempfile::tempdir().unwrap();
-    let solver = solver(cache.path());
+    // The solves of this `cargo test` run, which the library's tests made.
+    let solver = solver(common::run_cache::run_solve_cache());
     let positions = Positions::new(&solver, Rule::FIFTY, Metric::Dtz, &NoProgress).unwrap();
     let prober = prober();
     let names: Vec<String> = genstats::parse(&common::reference("generator-stats-3-4-piece.txt"))
@@ -108,8 +108,7 @@ fn random_positions_agree_with_the_probe_engine_210000() {
 /// capture into account, as the probe engine does.
 #[test]
 fn en_passant_rights_agree_with_the_probe_engine() {
-    let cache = tempfile::tempdir().unwrap();
-    let solver = solver(cache.path());
+    let solver = solver(common::run_cache::run_solve_cache());
     let positions = Positions::new(&solver, Rule::FIFTY, Metric::Dtz, &NoProgress).unwrap();
     let prober = prober();
     let mut rng = rand::rngs::StdRng::seed_from_u64(4);

@@ -96,29 +96,20 @@ fn materials(names: &[&str], dir: &Path) {
     }
 }
 
+#[path = "../../tests/common/run_cache.rs"]
+mod run_cache;
+
 /// The cache of every 3- and 4-piece material (the generator's list of
 /// them) solved under each of `RUNS`, filled once per run of the test
 /// binary by whichever test asks first (the others wait): the tests below
-/// read the same solves rather than each solving its materials again. The
-/// caches of earlier runs whose process is gone are removed first; the last
-/// of the [`SHARED_USERS`] tests to finish removes this run's.
+/// read the same solves rather than each solving its materials again. It is
+/// the solver cache of the whole `cargo test` run
+/// ([`run_cache::run_solve_cache`]), so that the integration tests that
+/// solve the same materials under the same rules read them too.
 fn solved_3_4_piece_cache() -> &'static Path {
-    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    static DIR: std::sync::OnceLock<&'static Path> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
-        const PREFIX: &str = "fiftymove-solved-3-4-";
-        let scratch = std::env::temp_dir();
-        if let Ok(entries) = std::fs::read_dir(&scratch) {
-            for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if let Some(pid) = name.strip_prefix(PREFIX) {
-                    if !Path::new("/proc").join(pid).exists() {
-                        std::fs::remove_dir_all(entry.path()).ok();
-                    }
-                }
-            }
-        }
-        let dir = scratch.join(format!("{PREFIX}{}", std::process::id()));
-        std::fs::remove_dir_all(&dir).ok();
+        let dir = run_cache::run_solve_cache();
         let names: Vec<String> = crate::scan::reference::parse(include_str!(
             "../../tests/reference/generator-stats-3-4-piece.txt"
         ))
@@ -127,7 +118,7 @@ fn solved_3_4_piece_cache() -> &'static Path {
         .map(|g| g.material)
         .collect();
         assert_eq!(names.len(), 35);
-        let solver = Solver::new(Some(Cache::new(&dir)), MemoryLimit::Available);
+        let solver = Solver::new(Some(Cache::new(dir)), MemoryLimit::Available);
         for name in &names {
             for (rule, metric) in RUNS {
                 solver
@@ -137,19 +128,6 @@ fn solved_3_4_piece_cache() -> &'static Path {
         }
         dir
     })
-}
-
-/// How many tests read [`solved_3_4_piece_cache`].
-const SHARED_USERS: usize = 4;
-
-/// Marks one reader of [`solved_3_4_piece_cache`] done; the last one
-/// removes the cache. A failed test never gets here, and leaves the cache
-/// to the next run's clean-up.
-fn done_with_solved_3_4_piece_cache() {
-    static DONE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    if DONE.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == SHARED_USERS {
-        std::fs::remove_dir_all(solved_3_4_piece_cache()).ok();
-    }
 }
 
 /// Every 3- and 4-piece table (the generator's list of them).
@@ -168,7 +146,6 @@ fn metrics_agree_position_by_position_on_every_3_4_piece_table() {
     for name in &names {
         check_material(&solver, &cache, &name.parse().unwrap());
     }
-    done_with_solved_3_4_piece_cache();
 }
 
 /// The same on three 5-piece tables (an hour or more on 2 cores:
@@ -230,7 +207,6 @@ fn dtr_documents_count_each_rules_wins() {
         decisive > 0,
         "no decisive position in any 3- or 4-piece table"
     );
-    done_with_solved_3_4_piece_cache();
 }
 
 /// A white pawn on a4 locked by a black one on a5, as the tests of frozen
@@ -280,7 +256,6 @@ fn frozen_slice_equals_the_whole_solve() {
         assert!(whole.white.positions > 1_000, "{}", whole.white.positions);
         assert_eq!(slice, whole, "{metric:?}");
     }
-    done_with_solved_3_4_piece_cache();
 }
 
 /// The exits of a slice of frozen pawns solved in the reached slices only
@@ -331,5 +306,4 @@ fn reached_slices_give_the_whole_exits_statistics() {
         assert_eq!(reached, whole, "{metric:?}");
     }
     std::fs::remove_dir_all(&dir).ok();
-    done_with_solved_3_4_piece_cache();
 }

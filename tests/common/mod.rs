@@ -2,6 +2,8 @@
 //! how to run the real binary.
 #![allow(dead_code)]
 
+pub mod run_cache;
+
 use std::{
     path::{Path, PathBuf},
     process::{Command, Output},

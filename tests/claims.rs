@@ -905,6 +905,11 @@ enum Basis {
     /// The claim's tables are not in `data/tables.txt`: the evidence must
     /// name them as missing.
     TablesAbsent,
+    /// A claim about the distance to mate, which no Syzygy file holds, and
+    /// which the solver decides only in a `--deep` run (six pieces) or not
+    /// at all (seven): no file is missing, and the evidence says DTM and,
+    /// where a deep run would decide it, `--deep`.
+    DtmBeyondThisRun { deep: bool },
     /// A rule of play: the catalog gives the text that lays it down.
     RuleText,
     /// No independent figure: the verdict is the one the docs show, a
@@ -990,11 +995,19 @@ const MAIN_JOB_VERDICTS: &[(&str, Verdict, Basis)] = {
         (
             "thompson-karrer-2000-krnknn-dtm",
             Unverifiable,
-            TablesAbsent,
+            DtmBeyondThisRun { deep: true },
         ),
         ("bourzutschky-konoval-2006-517", Unverifiable, TablesAbsent),
-        ("lomonosov-2012-517-dtm", Unverifiable, TablesAbsent),
-        ("lomonosov-2014-549-dtm", Unverifiable, TablesAbsent),
+        (
+            "lomonosov-2012-517-dtm",
+            Unverifiable,
+            DtmBeyondThisRun { deep: false },
+        ),
+        (
+            "lomonosov-2014-549-dtm",
+            Unverifiable,
+            DtmBeyondThisRun { deep: false },
+        ),
         ("guo-2018-syzygy-517", Unverifiable, TablesAbsent),
     ]
 };
@@ -1041,7 +1054,10 @@ fn the_documented_verdicts_each_have_a_basis() {
                 assert!(!why.is_empty(), "{id}");
                 consistency_only += 1;
             }
-            Basis::Published { .. } | Basis::TablesAbsent | Basis::RuleText => {}
+            Basis::Published { .. }
+            | Basis::TablesAbsent
+            | Basis::DtmBeyondThisRun { .. }
+            | Basis::RuleText => {}
         }
     }
     eprintln!(
@@ -1076,6 +1092,12 @@ fn main_job_verdicts_match_their_bases() {
                 );
             }
             Basis::TablesAbsent => assert!(!c.missing_tables.is_empty(), "{id}"),
+            Basis::DtmBeyondThisRun { deep } => {
+                let summary = &c.evidence.summary;
+                assert!(c.missing_tables.is_empty(), "{id}");
+                assert!(summary.contains("DTM"), "{id}: {summary}");
+                assert_eq!(summary.contains("--deep"), *deep, "{id}: {summary}");
+            }
             Basis::Generator(_)
             | Basis::SecondPath(_)
             | Basis::RuleText

@@ -278,20 +278,15 @@ fn run(raw: RawArgs) -> RunResult {
             raw,
             engine,
             plan: show_plan,
-        } => {
-            let plan = scan_cmd::ScanCommand::validate(
-                &materials,
-                shard.as_deref(),
-                out_file,
-                raw,
-                engine,
-            )?;
-            if show_plan {
-                scan_cmd::cmd_scan_plan(&global, &plan, &mut out)
-            } else {
-                scan_cmd::cmd_scan(&global, &plan, &mut out)
-            }
-        }
+        } => scan_cmd::ScanCommand::validate(
+            &materials,
+            shard.as_deref(),
+            out_file,
+            raw,
+            engine,
+            show_plan,
+        )?
+        .run(&global, &mut out),
         Command::Solve {
             materials,
             rule,
@@ -300,21 +295,16 @@ fn run(raw: RawArgs) -> RunResult {
             out: out_file,
             raw,
             plan: show_plan,
-        } => {
-            let plan = scan_cmd::SolveCommand::validate(
-                &materials,
-                rule.as_deref(),
-                metric,
-                shard.as_deref(),
-                out_file,
-                raw,
-            )?;
-            if show_plan {
-                scan_cmd::cmd_solve_plan(&global, &plan, &mut out)
-            } else {
-                scan_cmd::cmd_solve(&global, &plan, &mut out)
-            }
-        }
+        } => scan_cmd::SolveCommand::validate(
+            &materials,
+            rule.as_deref(),
+            metric,
+            shard.as_deref(),
+            out_file,
+            raw,
+            show_plan,
+        )?
+        .run(&global, &mut out),
         Command::Merge {
             files,
             out: out_file,

@@ -26,6 +26,8 @@ pub struct ScanCommand {
     plans: Vec<ScanPlan>,
     out: Option<PathBuf>,
     engine: Engine,
+    /// `--plan`: print what the scan needs instead of scanning.
+    show_plan: bool,
 }
 
 impl ScanCommand {
@@ -35,6 +37,7 @@ impl ScanCommand {
         out: Option<PathBuf>,
         raw: bool,
         engine: Engine,
+        show_plan: bool,
     ) -> Result<ScanCommand, Error> {
         let shard = shard.map(parse_shard).transpose()?;
         let plans = materials
@@ -48,19 +51,40 @@ impl ScanCommand {
                 })
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        if shard.is_some() && out.is_none() {
-            return Err(Error::Usage(
-                "--shard needs --out FILE, so that the parts can be merged".into(),
-            ));
+        check_sharded_out(shard.is_some(), out.as_ref())?;
+        Ok(ScanCommand {
+            plans,
+            out,
+            engine,
+            show_plan,
+        })
+    }
+
+    /// Runs the scan, or prints its plan.
+    pub fn run(&self, global: &Global, out: &mut impl Write) -> RunResult {
+        if self.show_plan {
+            cmd_scan_plan(global, self, out)
+        } else {
+            cmd_scan(global, self, out)
         }
-        if let Some(path) = &out {
-            check_out_file(path)?;
-        }
-        Ok(ScanCommand { plans, out, engine })
     }
 }
 
-pub fn cmd_scan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResult {
+/// `--shard` needs `--out` (the parts are merged from files), and the file
+/// must be writable before the long work starts.
+fn check_sharded_out(sharded: bool, out: Option<&PathBuf>) -> Result<(), Error> {
+    if sharded && out.is_none() {
+        return Err(Error::Usage(
+            "--shard needs --out FILE, so that the parts can be merged".into(),
+        ));
+    }
+    if let Some(path) = out {
+        check_out_file(path)?;
+    }
+    Ok(())
+}
+
+fn cmd_scan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResult {
     let inv = global.inventory()?;
     // Every table of every material must be present before the long work.
     for plan in &cmd.plans {
@@ -100,7 +124,7 @@ pub fn cmd_scan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> Run
 }
 
 /// `scan --plan`: each material's sweep memory bound.
-pub fn cmd_scan_plan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResult {
+fn cmd_scan_plan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResult {
     let inv = global.inventory()?;
     for plan in &cmd.plans {
         let bytes = fiftymove::scan::sweep::sweep_memory_bound(&inv, &plan.material)?;
@@ -159,6 +183,8 @@ pub fn cmd_merge(
 pub struct SolveCommand {
     plans: Vec<SolvePlan>,
     out: Option<PathBuf>,
+    /// `--plan`: print the closure in solving order instead of solving.
+    show_plan: bool,
 }
 
 impl SolveCommand {
@@ -169,6 +195,7 @@ impl SolveCommand {
         shard: Option<&str>,
         out: Option<PathBuf>,
         raw: bool,
+        show_plan: bool,
     ) -> Result<SolveCommand, Error> {
         let metric = match metric {
             MetricArg::Dtz => Metric::Dtz,
@@ -197,21 +224,27 @@ impl SolveCommand {
                 Ok(plan)
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        if shard.is_some() && out.is_none() {
-            return Err(Error::Usage(
-                "--shard needs --out FILE, so that the parts can be merged".into(),
-            ));
+        check_sharded_out(shard.is_some(), out.as_ref())?;
+        Ok(SolveCommand {
+            plans,
+            out,
+            show_plan,
+        })
+    }
+
+    /// Runs the solve, or prints its plan.
+    pub fn run(&self, global: &Global, out: &mut impl Write) -> RunResult {
+        if self.show_plan {
+            cmd_solve_plan(global, self, out)
+        } else {
+            cmd_solve(global, self, out)
         }
-        if let Some(path) = &out {
-            check_out_file(path)?;
-        }
-        Ok(SolveCommand { plans, out })
     }
 }
 
 /// `solve --plan`: the closures of the materials in solving order (each
 /// material once), with what each job needs.
-pub fn cmd_solve_plan(global: &Global, cmd: &SolveCommand, out: &mut impl Write) -> RunResult {
+fn cmd_solve_plan(global: &Global, cmd: &SolveCommand, out: &mut impl Write) -> RunResult {
     let solver = Solver::new(global.cache.clone().map(Cache::new), global.memory);
     let mut seen = std::collections::HashSet::new();
     for plan in &cmd.plans {
@@ -294,7 +327,7 @@ impl Progress for SolveBar {
     }
 }
 
-pub fn cmd_solve(global: &Global, cmd: &SolveCommand, out: &mut impl Write) -> RunResult {
+fn cmd_solve(global: &Global, cmd: &SolveCommand, out: &mut impl Write) -> RunResult {
     let solver = Solver::new(global.cache.clone().map(Cache::new), global.memory);
     let bar = SolveBar::new(global);
     let mut results = Vec::new();

@@ -11,7 +11,6 @@
 //! decoded, since the unstored side's values and the settled rounding need
 //! it.
 
-use rayon::prelude::*;
 use shakmaty::{Color, Piece};
 
 use super::{
@@ -74,34 +73,14 @@ impl ShardCount {
         plan: &ScanPlan,
         progress: &Progress,
     ) -> Result<()> {
-        let name = plan.material.to_string();
         let enumerator = &self.enumerator;
-        let part = self
-            .items
-            .par_iter()
-            .map(|item| {
-                let mut part = ScanStats::new(&name, plan.raw);
-                let mut failure = None;
-                enumerator.for_each_in(*item, |placement| {
-                    if failure.is_some() {
-                        return;
-                    }
-                    if let Err(e) = record(sweep, plan, enumerator, placement, &mut part) {
-                        failure = Some(e);
-                    }
-                });
-                match failure {
-                    Some(e) => Err(e),
-                    None => Ok(part),
-                }
-            })
-            .try_reduce(
-                || ScanStats::new(&name, plan.raw),
-                |mut a, b| {
-                    a += &b;
-                    Ok(a)
-                },
-            )?;
+        let part = plan.count_items(
+            enumerator,
+            &self.items,
+            || (),
+            |(), placement, part| record(sweep, plan, enumerator, placement, part),
+            || {},
+        )?;
         self.stats += &part;
         progress.add(sweep.window_len() as u64);
         Ok(())

@@ -12,6 +12,7 @@
 //! | [`scan`] | the statistics document, enumeration, the probe and sweep scans, merge |
 //! | [`probe`] | the probe engine (exact DTZ) and best-play lines |
 //! | [`tables`] | table discovery, md5 checks, the streaming table reader |
+//! | [`model`] | what every engine shares: DTZ in plies and the rules that settle a rounded one |
 //! | [`chess`] | material, positions, the five-valued evaluation |
 //! | [`error`], [`output`], [`human`], [`memory`], [`dirs`], [`build_id`] | errors and exit codes, atomic writes, numbers for people, memory limits, the cache directory, the build id that keys cached results |
 //!
@@ -37,6 +38,7 @@ pub mod dirs;
 pub mod error;
 pub mod human;
 pub mod memory;
+pub mod model;
 pub mod output;
 pub mod probe;
 pub mod report;

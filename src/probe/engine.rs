@@ -20,6 +20,7 @@ use crate::{
         wdl::{outcome_with_clock, Outcome, Wdl},
     },
     error::{guard_table_read, Error, Result},
+    model::dtz::{self, RoundedDtz},
     tables::remote::Remote,
 };
 
@@ -338,27 +339,15 @@ impl Prober {
                 let n = v.abs();
                 let sign = v.signum();
                 let loser = if sign > 0 { !pos.turn() } else { pos.turn() };
+                let rounded = RoundedDtz {
+                    plies: n,
+                    mover_wins: sign > 0,
+                };
                 let magnitude = if phase_parity_is_natural(pos, loser) {
-                    // The phase must end with the winner's move, so the
-                    // winner to move has an odd DTZ and the loser to move
-                    // an even one. Of n and n+1, exactly one fits.
-                    let odd = sign > 0;
-                    if (n % 2 == 1) == odd {
-                        n
-                    } else {
-                        n + 1
-                    }
+                    rounded.by_parity()
                 } else {
-                    // The truth is n or n+1 in magnitude. The winner
-                    // (minimising) reaches n iff some move scores n; the
-                    // loser (maximising) reaches n+1 iff some move scores
-                    // n+1.
-                    let target = if sign > 0 { n } else { n + 1 };
-                    let hit = self.some_move_scores(pos, sign, target, memo)?;
-                    match (sign > 0, hit) {
-                        (true, true) | (false, false) => n,
-                        (true, false) | (false, true) => n + 1,
-                    }
+                    let target = rounded.search_target();
+                    rounded.by_search(self.some_move_scores(pos, sign, target, memo)?)
                 };
                 sign * magnitude
             }
@@ -1000,43 +989,15 @@ fn trusted(raw: MaybeRounded<i32>) -> MaybeRounded<i32> {
     }
 }
 
-/// Whether every phase of this material, with `loser` losing, must end with
-/// the winner's move.
-///
-/// The loser makes a phase's zeroing move only when forced: in a position
-/// where every legal move is zeroing, and still lost after it (any other
-/// move would score more). Without pawns, the loser's zeroing moves are
-/// captures. If every capture the loser can make leaves the winner unable to
-/// win (a bare king, or a single minor piece against a bare king), no such
-/// position exists, and DTZ parity is fixed: odd for the winner to move,
-/// even for the loser to move. That settles a rounded "n or n+1" at once;
-/// otherwise the successors are searched.
+/// Whether every phase of `pos`'s material, with `loser` losing, must end
+/// with the winner's move ([`dtz::phase_parity_is_natural`]). That settles
+/// a rounded "n or n+1" at once; otherwise the successors are searched.
 fn phase_parity_is_natural(pos: &Chess, loser: Color) -> bool {
     let Ok(material) = Material::from_board(pos.board()) else {
         return false;
     };
-    let (x, y) = (material.side(loser), material.side(!loser));
-    if x.count(Role::Pawn) > 0 {
-        return false;
-    }
-    let bare_loser = x.total() == 1;
-    [
-        Role::Queen,
-        Role::Rook,
-        Role::Bishop,
-        Role::Knight,
-        Role::Pawn,
-    ]
-    .into_iter()
-    .filter(|role| y.count(*role) > 0)
-    .all(|captured| {
-        let left = y.total() - 1; // the winner's pieces after the capture, king included
-        let lone_minor = left == 2
-            && (y.count(Role::Bishop) + y.count(Role::Knight))
-                - u8::from(matches!(captured, Role::Bishop | Role::Knight))
-                == 1;
-        left == 1 || (lone_minor && bare_loser)
-    })
+    let by_role = |c| Role::ALL.map(|r| material.side(c).count(r));
+    dtz::phase_parity_is_natural(&by_role(loser), &by_role(!loser))
 }
 
 /// The mover's DTZ magnitude for a zeroing (or mating) move into a position

@@ -2,8 +2,8 @@
 //! every rounded DTZ resolved exactly) and the best-play line through
 //! captures and promotions to mate.
 //!
-//! Layer: above [`crate::tables`] and [`crate::chess`], which it uses. The
-//! scans, the claims and the binary use it.
+//! Layer: above [`crate::tables`], [`crate::model`] and [`crate::chess`],
+//! which it uses. The scans, the claims and the binary use it.
 
 mod engine;
 pub mod line;

@@ -5,8 +5,8 @@
 //! sequential decoding), the merge of shards, and the parser of the
 //! generator's published statistics.
 //!
-//! Layer: above [`crate::probe`], [`crate::tables`] and [`crate::chess`],
-//! which it uses. The solver fills the same document; the claims, the
+//! Layer: above [`crate::probe`], [`crate::tables`], [`crate::model`] and
+//! [`crate::chess`], which it uses. The solver fills the same document; the claims, the
 //! reports and the binary read it.
 
 pub mod enumerate;

@@ -42,7 +42,7 @@ use super::{
     board::Board,
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
-    retro::{prefetch, quiet_predecessors, side, Exits, SliceValues, MAX_PREDECESSORS},
+    retro::{per_side, prefetch, quiet_predecessors, side, Exits, SliceValues, MAX_PREDECESSORS},
     value::{self, Outcome, MAX_DEPTH, NONE},
 };
 use crate::error::{Error, Result};
@@ -167,18 +167,9 @@ pub(crate) fn solve_slice_dtr(
         layout,
         slice,
         exits,
-        state: [
-            (0..layout.entries).map(|_| AtomicU64::new(0)).collect(),
-            (0..layout.entries).map(|_| AtomicU64::new(0)).collect(),
-        ],
+        state: per_side(layout.entries, || AtomicU64::new(0)),
         changed: Levels::new(blocks, usize::from(MAX_DEPTH) + 2),
-        marks: std::array::from_fn(|_| {
-            std::array::from_fn(|_| {
-                (0..layout.entries.div_ceil(64))
-                    .map(|_| AtomicU64::new(0))
-                    .collect()
-            })
-        }),
+        marks: std::array::from_fn(|_| per_side(layout.entries.div_ceil(64), || AtomicU64::new(0))),
         weight: if layout.has_pawns() { 1 } else { 2 },
     };
     (0..blocks)

@@ -114,6 +114,12 @@ pub(crate) fn side(c: Color) -> usize {
     }
 }
 
+/// Per side to move, `entries` cells made by `new`: the shape of every
+/// array the solvers keep per position.
+pub(super) fn per_side<T>(entries: usize, new: impl Fn() -> T) -> [Vec<T>; 2] {
+    std::array::from_fn(|_| (0..entries).map(|_| new()).collect())
+}
+
 /// Solves slice `slice` of `layout`, telling `progress` the entries done as
 /// the first pass goes, then each level reached.
 ///
@@ -132,10 +138,7 @@ pub(crate) fn solve_slice(
         layout,
         slice,
         exits,
-        values: [
-            (0..layout.entries).map(|_| AtomicU16::new(NONE)).collect(),
-            (0..layout.entries).map(|_| AtomicU16::new(NONE)).collect(),
-        ],
+        values: per_side(layout.entries, || AtomicU16::new(NONE)),
         resolved: Levels::new(blocks, usize::from(MAX_DEPTH) + 2),
         pending: Levels::new(blocks, usize::from(MAX_LEVEL) + 1),
         weight: if layout.has_pawns() { 1 } else { 2 },

@@ -260,33 +260,7 @@ pub enum Command {
     /// id or a bad catalog; 3 when a table directory cannot be read, a table
     /// present is damaged, or --require-tables is given and a selected
     /// claim's tables are missing; 1 otherwise.
-    Claims {
-        /// Claim ids (default: every claim in the catalog).
-        ids: Vec<String>,
-        /// List the claims (id, year, who, statement) without checking them.
-        #[arg(long)]
-        list: bool,
-        /// Use this catalog instead of the shipped one (same schema as
-        /// data/claims.toml).
-        #[arg(long, value_name = "FILE")]
-        catalog: Option<PathBuf>,
-        /// Saved whole-table scans (`scan --out FILE`) to use instead of
-        /// scanning those materials again (repeatable).
-        #[arg(long = "from", value_name = "FILE")]
-        from: Vec<PathBuf>,
-        /// Fail with exit status 3 if a selected claim's tables are missing,
-        /// instead of reporting it as unverifiable.
-        #[arg(long)]
-        require_tables: bool,
-        /// Also solve slices of frozen pawns that are not cached (the
-        /// KRP(a2) v KBP(a3) clause: its captures lead to dozens of 5-piece
-        /// materials, hours of work on two cores). Without it such claims
-        /// stay unverifiable unless an earlier deep run cached them.
-        #[arg(long)]
-        deep: bool,
-        #[command(flatten)]
-        remote: RemoteChoice,
-    },
+    Claims(ClaimsArgs),
     /// The record positions (the 517-move conversion, the 549-move mate, the
     /// longest 6-piece win): what is claimed, what the tables present
     /// confirm, and the longest win of each table present.
@@ -329,4 +303,34 @@ pub enum Command {
         #[arg(long = "from", value_name = "FILE")]
         from: Vec<PathBuf>,
     },
+}
+
+/// The options of `claims`.
+#[derive(clap::Args, Debug)]
+pub struct ClaimsArgs {
+    /// Claim ids (default: every claim in the catalog).
+    pub ids: Vec<String>,
+    /// List the claims (id, year, who, statement) without checking them.
+    #[arg(long)]
+    pub list: bool,
+    /// Use this catalog instead of the shipped one (same schema as
+    /// data/claims.toml).
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<PathBuf>,
+    /// Saved whole-table scans (`scan --out FILE`) to use instead of
+    /// scanning those materials again (repeatable).
+    #[arg(long = "from", value_name = "FILE")]
+    pub from: Vec<PathBuf>,
+    /// Fail with exit status 3 if a selected claim's tables are missing,
+    /// instead of reporting it as unverifiable.
+    #[arg(long)]
+    pub require_tables: bool,
+    /// Also solve slices of frozen pawns that are not cached (the
+    /// KRP(a2) v KBP(a3) clause: its captures lead to dozens of 5-piece
+    /// materials, hours of work on two cores). Without it such claims
+    /// stay unverifiable unless an earlier deep run cached them.
+    #[arg(long)]
+    pub deep: bool,
+    #[command(flatten)]
+    pub remote: RemoteChoice,
 }

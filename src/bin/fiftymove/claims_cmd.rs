@@ -25,7 +25,7 @@ use fiftymove::{
 use indicatif::ProgressBar;
 
 use super::{
-    args::RemoteChoice,
+    args::{ClaimsArgs, RemoteChoice},
     probe_cmd::{remote_prober, report_remote},
     progress_bar, render, render_claims,
     scan_cmd::SolveBar,
@@ -96,17 +96,6 @@ fn sources<'a>(global: &Global, inv: &'a Inventory, bars: &'a Bars<'_>) -> Sourc
     let solver = Solver::new(global.cache.clone().map(Cache::new), global.memory);
     let stats = global.stats_cache();
     Sources::new(inv, global.verify, global.memory, solver, stats, bars)
-}
-
-/// The options of `claims`.
-pub struct ClaimsArgs {
-    pub ids: Vec<String>,
-    pub list: bool,
-    pub catalog: Option<PathBuf>,
-    pub from: Vec<PathBuf>,
-    pub require_tables: bool,
-    pub deep: bool,
-    pub remote: RemoteChoice,
 }
 
 fn load_catalog(path: Option<&Path>) -> Result<Vec<Claim>, Error> {

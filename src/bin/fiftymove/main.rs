@@ -278,15 +278,17 @@ fn run(raw: RawArgs) -> RunResult {
             raw,
             engine,
             plan: show_plan,
-        } => scan_cmd::ScanCommand::validate(
-            &materials,
-            shard.as_deref(),
-            out_file,
-            raw,
-            engine,
-            show_plan,
-        )?
-        .run(&global, &mut out),
+        } => {
+            let cmd = scan_cmd::ScanCommand::validate(
+                &materials,
+                shard.as_deref(),
+                out_file,
+                raw,
+                engine,
+                show_plan,
+            )?;
+            scan_cmd::cmd_scan(&global, &cmd, &mut out)
+        }
         Command::Solve {
             materials,
             rule,
@@ -295,41 +297,23 @@ fn run(raw: RawArgs) -> RunResult {
             out: out_file,
             raw,
             plan: show_plan,
-        } => scan_cmd::SolveCommand::validate(
-            &materials,
-            rule.as_deref(),
-            metric,
-            shard.as_deref(),
-            out_file,
-            raw,
-            show_plan,
-        )?
-        .run(&global, &mut out),
+        } => {
+            let cmd = scan_cmd::SolveCommand::validate(
+                &materials,
+                rule.as_deref(),
+                metric,
+                shard.as_deref(),
+                out_file,
+                raw,
+                show_plan,
+            )?;
+            scan_cmd::cmd_solve(&global, &cmd, &mut out)
+        }
         Command::Merge {
             files,
             out: out_file,
         } => scan_cmd::cmd_merge(&global, &files, out_file, &mut out),
-        Command::Claims {
-            ids,
-            list,
-            catalog,
-            from,
-            require_tables,
-            deep,
-            remote,
-        } => claims_cmd::cmd_claims(
-            &global,
-            &claims_cmd::ClaimsArgs {
-                ids,
-                list,
-                catalog,
-                from,
-                require_tables,
-                deep,
-                remote,
-            },
-            &mut out,
-        ),
+        Command::Claims(args) => claims_cmd::cmd_claims(&global, &args, &mut out),
         Command::Records {
             materials,
             from,

@@ -23,11 +23,43 @@ use crate::{
 
 /// A validated `scan` invocation.
 pub struct ScanCommand {
-    plans: Vec<ScanPlan>,
-    out: Option<PathBuf>,
+    batch: Batch<ScanPlan>,
     engine: Engine,
-    /// `--plan`: print what the scan needs instead of scanning.
+}
+
+/// What a validated `scan` and `solve` share.
+pub struct Batch<P> {
+    plans: Vec<P>,
+    /// Where the document goes (stdout if not set).
+    out: Option<PathBuf>,
+    /// `--plan`: print what the work needs instead of doing it.
     show_plan: bool,
+}
+
+impl<P> Batch<P> {
+    /// `plans` for `out`: `--shard` needs `--out` (the parts are merged
+    /// from files), and the file must be writable before the long work
+    /// starts.
+    fn new(
+        plans: Vec<P>,
+        sharded: bool,
+        out: Option<PathBuf>,
+        show_plan: bool,
+    ) -> Result<Batch<P>, Error> {
+        if sharded && out.is_none() {
+            return Err(Error::Usage(
+                "--shard needs --out FILE, so that the parts can be merged".into(),
+            ));
+        }
+        if let Some(path) = &out {
+            check_out_file(path)?;
+        }
+        Ok(Batch {
+            plans,
+            out,
+            show_plan,
+        })
+    }
 }
 
 impl ScanCommand {
@@ -51,48 +83,23 @@ impl ScanCommand {
                 })
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        check_sharded_out(shard.is_some(), out.as_ref())?;
-        Ok(ScanCommand {
-            plans,
-            out,
-            engine,
-            show_plan,
-        })
-    }
-
-    /// Runs the scan, or prints its plan.
-    pub fn run(&self, global: &Global, out: &mut impl Write) -> RunResult {
-        if self.show_plan {
-            cmd_scan_plan(global, self, out)
-        } else {
-            cmd_scan(global, self, out)
-        }
+        let batch = Batch::new(plans, shard.is_some(), out, show_plan)?;
+        Ok(ScanCommand { batch, engine })
     }
 }
 
-/// `--shard` needs `--out` (the parts are merged from files), and the file
-/// must be writable before the long work starts.
-fn check_sharded_out(sharded: bool, out: Option<&PathBuf>) -> Result<(), Error> {
-    if sharded && out.is_none() {
-        return Err(Error::Usage(
-            "--shard needs --out FILE, so that the parts can be merged".into(),
-        ));
+pub fn cmd_scan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResult {
+    if cmd.batch.show_plan {
+        return cmd_scan_plan(global, cmd, out);
     }
-    if let Some(path) = out {
-        check_out_file(path)?;
-    }
-    Ok(())
-}
-
-fn cmd_scan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResult {
     let inv = global.inventory()?;
     // Every table of every material must be present before the long work.
-    for plan in &cmd.plans {
+    for plan in &cmd.batch.plans {
         inv.require(&plan.material, &plan.material.to_string())?;
     }
     let prober = Prober::new(inv.open()?);
     let mut results = Vec::new();
-    for plan in &cmd.plans {
+    for plan in &cmd.batch.plans {
         let stats = match cmd.engine {
             Engine::Probe => {
                 let bar = progress_bar(
@@ -120,13 +127,13 @@ fn cmd_scan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResu
         };
         results.push(stats);
     }
-    emit_stats(global, &results, cmd.out.as_deref(), out)
+    emit_stats(global, &results, cmd.batch.out.as_deref(), out)
 }
 
 /// `scan --plan`: each material's sweep memory bound.
 fn cmd_scan_plan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResult {
     let inv = global.inventory()?;
-    for plan in &cmd.plans {
+    for plan in &cmd.batch.plans {
         let bytes = fiftymove::scan::sweep::sweep_memory_bound(&inv, &plan.material)?;
         if global.json {
             render::json_line(
@@ -180,14 +187,9 @@ pub fn cmd_merge(
 }
 
 /// A validated `solve` invocation.
-pub struct SolveCommand {
-    plans: Vec<SolvePlan>,
-    out: Option<PathBuf>,
-    /// `--plan`: print the closure in solving order instead of solving.
-    show_plan: bool,
-}
+pub type SolveCommand = Batch<SolvePlan>;
 
-impl SolveCommand {
+impl Batch<SolvePlan> {
     pub fn validate(
         materials: &[String],
         rule: Option<&str>,
@@ -224,21 +226,7 @@ impl SolveCommand {
                 Ok(plan)
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        check_sharded_out(shard.is_some(), out.as_ref())?;
-        Ok(SolveCommand {
-            plans,
-            out,
-            show_plan,
-        })
-    }
-
-    /// Runs the solve, or prints its plan.
-    pub fn run(&self, global: &Global, out: &mut impl Write) -> RunResult {
-        if self.show_plan {
-            cmd_solve_plan(global, self, out)
-        } else {
-            cmd_solve(global, self, out)
-        }
+        Batch::new(plans, shard.is_some(), out, show_plan)
     }
 }
 
@@ -327,7 +315,10 @@ impl Progress for SolveBar {
     }
 }
 
-fn cmd_solve(global: &Global, cmd: &SolveCommand, out: &mut impl Write) -> RunResult {
+pub fn cmd_solve(global: &Global, cmd: &SolveCommand, out: &mut impl Write) -> RunResult {
+    if cmd.show_plan {
+        return cmd_solve_plan(global, cmd, out);
+    }
     let solver = Solver::new(global.cache.clone().map(Cache::new), global.memory);
     let bar = SolveBar::new(global);
     let mut results = Vec::new();

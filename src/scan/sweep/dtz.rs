@@ -28,7 +28,7 @@ use std::sync::atomic::{
 };
 
 use rayon::prelude::*;
-use shakmaty::{Color, Role};
+use shakmaty::Color;
 
 mod settle;
 mod wdl_pass;
@@ -41,6 +41,7 @@ use super::{
 };
 use crate::{
     error::{Error, Result},
+    model::dtz::{phase_parity_is_natural, RoundedDtz},
     tables::reader::{
         cidx, slot_map, Counts, Encoding, Located, MoverIndex, TableLayout, Units, MAX,
     },
@@ -312,34 +313,9 @@ impl RawWdl {
 }
 
 /// Whether every phase of this material, with `loser` losing, must end
-/// with the winner's move (see `probe::phase_parity_is_natural`): the
-/// loser has no pawns and each capture it can make leaves the winner a bare
-/// king, or a lone minor piece against a bare king.
+/// with the winner's move ([`crate::model::dtz::phase_parity_is_natural`]).
 pub(crate) fn natural_parity(counts: &Counts, loser: Color) -> bool {
-    let x = &counts[cidx(loser)];
-    let y = &counts[cidx(!loser)];
-    let pawn = Role::Pawn as usize - 1;
-    if x[pawn] > 0 {
-        return false;
-    }
-    let total = |s: &[u8; 6]| s.iter().map(|&n| usize::from(n)).sum::<usize>();
-    let bare_loser = total(x) == 1;
-    let minors = usize::from(y[Role::Bishop as usize - 1] + y[Role::Knight as usize - 1]);
-    [
-        Role::Queen,
-        Role::Rook,
-        Role::Bishop,
-        Role::Knight,
-        Role::Pawn,
-    ]
-    .into_iter()
-    .filter(|r| y[*r as usize - 1] > 0)
-    .all(|captured| {
-        let left = total(y) - 1;
-        let minor = usize::from(matches!(captured, Role::Bishop | Role::Knight));
-        let lone_minor = left == 2 && minors - minor == 1;
-        left == 1 || (lone_minor && bare_loser)
-    })
+    phase_parity_is_natural(&counts[cidx(loser)], &counts[cidx(!loser)])
 }
 
 impl Sweep {

@@ -1,0 +1,9 @@
+//! What every engine shares: the values and rules that the probe engine,
+//! the sweep and the solver must agree on, written once so that they
+//! cannot drift apart.
+//!
+//! Layer: above [`crate::chess`], which it uses; below the engines
+//! ([`crate::probe`], [`crate::scan`], [`crate::solve`]), which use it. It
+//! knows no table file and no engine: it does not use [`crate::tables`].
+
+pub mod dtz;

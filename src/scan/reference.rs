@@ -130,33 +130,23 @@ pub fn compare(scan: &ScanStats, reference: &GeneratorStats) -> Vec<String> {
     let longest = |a: &Option<crate::scan::LongestEntry>, b: &Option<crate::scan::LongestEntry>| {
         a.iter().chain(b.iter()).map(|e| e.dtz).max()
     };
-    for (key, ours) in [
-        (
-            "win for white",
-            longest(&scan.white.longest.win, &scan.black.longest.loss),
-        ),
-        (
-            "cursed win for white",
-            longest(
-                &scan.white.longest.cursed_win,
-                &scan.black.longest.blessed_loss,
+    let sides = [
+        ("white", &scan.white, &scan.black),
+        ("black", &scan.black, &scan.white),
+    ];
+    for (color, winner, loser) in sides {
+        for (class, ours) in [
+            ("win", longest(&winner.longest.win, &loser.longest.loss)),
+            (
+                "cursed win",
+                longest(&winner.longest.cursed_win, &loser.longest.blessed_loss),
             ),
-        ),
-        (
-            "win for black",
-            longest(&scan.black.longest.win, &scan.white.longest.loss),
-        ),
-        (
-            "cursed win for black",
-            longest(
-                &scan.black.longest.cursed_win,
-                &scan.white.longest.blessed_loss,
-            ),
-        ),
-    ] {
-        if let Some(theirs) = reference.longest.get(key) {
-            if ours != Some(*theirs) {
-                diffs.push(format!("longest {key}: ours {ours:?}, generator {theirs}"));
+        ] {
+            let key = format!("{class} for {color}");
+            if let Some(theirs) = reference.longest.get(&key) {
+                if ours != Some(*theirs) {
+                    diffs.push(format!("longest {key}: ours {ours:?}, generator {theirs}"));
+                }
             }
         }
     }

@@ -124,11 +124,9 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
     let catalog = load_catalog(args.catalog.as_deref())?;
     let selected = claims::select(&catalog, &args.ids)?;
     if args.list {
-        if global.json {
-            render::json_line(out, &selected)?;
-        } else {
-            render_claims::list_text(out, &selected)?;
-        }
+        render::json_or_text(global.json, out, &selected, |out, c| {
+            render_claims::list_text(out, c)
+        })?;
         return Ok(());
     }
     let inv = global.inventory()?;
@@ -173,11 +171,9 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
     }
     bars.finish();
     report_remote(global, remote.as_ref());
-    if global.json {
-        render::json_line(out, &results)?;
-    } else {
-        render_claims::tally_text(out, &results)?;
-    }
+    render::json_or_text(global.json, out, &results, |out, r| {
+        render_claims::tally_text(out, r)
+    })?;
     Ok(())
 }
 
@@ -239,11 +235,7 @@ pub fn cmd_records(
             .longest
             .extend(longest_wins(&mut verifier, m, with_lines)?);
     }
-    if global.json {
-        render::json_line(out, &report)?;
-    } else {
-        render_claims::records_text(out, &report)?;
-    }
+    render::json_or_text(global.json, out, &report, render_claims::records_text)?;
     Ok(())
 }
 

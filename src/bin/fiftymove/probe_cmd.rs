@@ -167,11 +167,7 @@ pub fn cmd_probe(
         let report = prober.report(&pos);
         report_remote(global, Some(&prober));
         let report = report?;
-        if global.json {
-            render::json_line(out, &report)?;
-        } else {
-            render::probe_text(out, &report)?;
-        }
+        render::json_or_text(global.json, out, &report, render::probe_text)?;
         return Ok(());
     }
     let report = match solver_choice(choice)? {
@@ -196,11 +192,7 @@ pub fn cmd_probe(
             prober.report(&pos)?
         }
     };
-    if global.json {
-        render::json_line(out, &report)?;
-    } else {
-        render::probe_text(out, &report)?;
-    }
+    render::json_or_text(global.json, out, &report, render::probe_text)?;
     Ok(())
 }
 

@@ -20,6 +20,21 @@ pub fn json_line<T: Serialize>(out: &mut impl Write, value: &T) -> io::Result<()
     out.write_all(b"\n")
 }
 
+/// `value` as one JSON line with `--json` (`json`), else as `text` writes
+/// it for people.
+pub fn json_or_text<W: Write, T: Serialize>(
+    json: bool,
+    out: &mut W,
+    value: &T,
+    text: impl FnOnce(&mut W, &T) -> io::Result<()>,
+) -> io::Result<()> {
+    if json {
+        json_line(out, value)
+    } else {
+        text(out, value)
+    }
+}
+
 fn signed(v: i32) -> String {
     if v > 0 {
         format!("+{v}")

@@ -163,11 +163,7 @@ fn emit_stats(
         return Ok(());
     }
     for r in results {
-        if global.json {
-            render::json_line(out, r)?;
-        } else {
-            render::scan_text(out, r)?;
-        }
+        render::json_or_text(global.json, out, r, render::scan_text)?;
     }
     Ok(())
 }

@@ -100,11 +100,7 @@ impl Verifier<'_> {
                 }
             }
             _ => {
-                ev.summary = format!(
-                    "the position is not a win for {} (WDL {})",
-                    claim.winner.as_deref().unwrap_or("?"),
-                    w.wdl.as_str()
-                );
+                ev.summary = not_a_win(claim, &w, "");
                 Verdict::Refuted
             }
         };
@@ -190,14 +186,20 @@ impl Verifier<'_> {
             );
             Verdict::Confirmed
         } else {
-            ev.summary = format!(
-                "the position is not a win for {} (WDL {} for the side to move)",
-                claim.winner.as_deref().unwrap_or("?"),
-                w.wdl.as_str()
-            );
+            ev.summary = not_a_win(claim, &w, " for the side to move");
             Verdict::Refuted
         };
         ev.longest = Some(w);
         Ok(verdict)
     }
+}
+
+/// The summary of a position claim whose position is not a win for the
+/// claimed winner: what the WDL is (`whose`: from whose view, if said).
+fn not_a_win(claim: &Claim, w: &Witness, whose: &str) -> String {
+    format!(
+        "the position is not a win for {} (WDL {}{whose})",
+        claim.winner.as_deref().unwrap_or("?"),
+        w.wdl.as_str()
+    )
 }

@@ -396,7 +396,7 @@ impl<'a> Sources<'a> {
     ///
     /// # Errors
     ///
-    /// Table, memory and solver errors; [`Error::Other`] for a material no
+    /// Table, memory and solver errors; [`Error::NoEngine`] for a material no
     /// engine takes.
     pub fn fetch(&self, r: &Request) -> Result<Sourced> {
         if let Some(s) = self
@@ -407,12 +407,9 @@ impl<'a> Sources<'a> {
         {
             return Ok(s.clone());
         }
-        let engine = self.engine_for(r).ok_or_else(|| {
-            Error::Other(format!(
-                "no engine takes {} ({} pieces)",
-                r.material,
-                r.material.piece_count()
-            ))
+        let engine = self.engine_for(r).ok_or_else(|| Error::NoEngine {
+            material: r.material.to_string(),
+            pieces: r.material.piece_count(),
         })?;
         // The batch: this request and the others wanted of its material and
         // metric that the cache does not hold.
@@ -485,7 +482,12 @@ impl<'a> Sources<'a> {
                 let pawns = todo
                     .iter()
                     .find_map(|(r, _)| r.filter.as_ref().and_then(Filter::frozen_pawns))
-                    .ok_or_else(|| Error::Other(format!("no slice of {material} to solve")))?;
+                    .ok_or_else(|| {
+                        Error::inconsistent(
+                            "the claims' sources",
+                            format!("no slice of {material} to solve"),
+                        )
+                    })?;
                 let plans = self.solve_plans(material, todo);
                 self.solver
                     .frozen_stats_many(&plans, &pawns, self.hooks.solve())

@@ -521,7 +521,7 @@ impl Prober {
     ///
     /// # Errors
     ///
-    /// As for [`Prober::wdl`]; [`Error::Other`] if the tables contradict
+    /// As for [`Prober::wdl`]; [`Error::Inconsistent`] if the tables contradict
     /// themselves (no move achieves the position's DTZ).
     pub fn best_move(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<Option<(Move, i32)>> {
         let dtz = self.dtz_memo(pos, memo)?;
@@ -530,10 +530,13 @@ impl Prober {
         }
         match self.first_move_scoring(pos, dtz.signum(), dtz.abs(), memo)? {
             Some(m) => Ok(Some((m, dtz))),
-            None => Err(Error::Other(format!(
-                "no move of {} achieves its DTZ {dtz}; the tables are inconsistent",
-                crate::chess::position::fen_of(pos)
-            ))),
+            None => Err(Error::inconsistent(
+                "the probe engine",
+                format!(
+                    "no move of {} achieves its DTZ {dtz}; the tables are inconsistent",
+                    crate::chess::position::fen_of(pos)
+                ),
+            )),
         }
     }
 

@@ -158,7 +158,7 @@ fn material_of(pos: &Chess) -> String {
 /// # Errors
 ///
 /// Table errors from the prober (a missing dependency is named), or
-/// [`Error::Other`] if the line does not end.
+/// [`Error::Line`] if the line does not end.
 pub fn best_line(prober: &Prober, start: &Chess) -> Result<Line> {
     check_line_cost(prober, start)?;
     let mut memo = DtzMemo::new();
@@ -278,15 +278,16 @@ fn walk(oracle: &dyn LineOracle, start: &Chess, rule: Rule) -> Result<Line> {
     }
     while winner.is_some() && !pos.is_checkmate() {
         if plies.len() >= MAX_PLIES {
-            return Err(Error::Other(format!(
-                "the line from {start_fen} did not end within {MAX_PLIES} plies"
-            )));
+            return Err(Error::Line {
+                start: start_fen,
+                detail: format!("did not end within {MAX_PLIES} plies"),
+            });
         }
         let Some((m, dtz)) = oracle.best_move(&pos)? else {
-            return Err(Error::Other(format!(
-                "the line from {start_fen} reached a drawn position {}",
-                fen_of(&pos)
-            )));
+            return Err(Error::Line {
+                start: start_fen,
+                detail: format!("reached a drawn position {}", fen_of(&pos)),
+            });
         };
         let ply = plies.len() as u32 + 1;
         let material = material_of(&pos);

@@ -26,8 +26,8 @@ pub enum HistKind {
     MateLoss,
 }
 
-fn plot_err(e: impl std::fmt::Display) -> Error {
-    Error::Other(format!("cannot draw a chart: {e}"))
+fn plot_err(e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::Chart(Box::new(e))
 }
 
 /// The axes of a chart: `x` linear, counts on a log scale from 0.5 (so
@@ -100,7 +100,7 @@ fn log_chart_svg(
 ///
 /// # Errors
 ///
-/// [`Error::Other`] if plotters fails.
+/// [`Error::Chart`] if plotters fails.
 pub fn histogram_svg(h: &Histogram, title: &str, kind: HistKind) -> Result<String> {
     let mate = matches!(kind, HistKind::MateWin | HistKind::MateLoss);
     let max_x = h.max().unwrap_or(0).max(if mate { 20 } else { 160 }) + 5;
@@ -182,7 +182,7 @@ pub fn histogram_svg(h: &Histogram, title: &str, kind: HistKind) -> Result<Strin
 ///
 /// # Errors
 ///
-/// [`Error::Other`] if plotters fails.
+/// [`Error::Chart`] if plotters fails.
 pub fn wins_lost_svg(dtr: &Histogram, wins: u64, title: &str) -> Result<String> {
     let max_n = dtr.max().unwrap_or(0).div_ceil(2).max(110) + 5;
     let lost: Vec<(f64, f64)> = (1..=max_n)

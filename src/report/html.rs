@@ -41,7 +41,7 @@ code { font-size: 0.9em; }
 ///
 /// # Errors
 ///
-/// [`crate::Error::Fen`] for a bad FEN in the input; [`crate::Error::Other`] if a chart
+/// [`crate::Error::Fen`] for a bad FEN in the input; [`crate::Error::Chart`] if a chart
 /// cannot be drawn.
 pub fn html(input: &ReportInput) -> Result<String> {
     let mut h = String::new();

@@ -47,13 +47,16 @@ pub struct GeneratorStats {
 ///
 /// # Errors
 ///
-/// [`Error::Other`] naming the line that does not fit the format.
+/// [`Error::GeneratorStats`] naming the line that does not fit the format.
 pub fn parse(text: &str) -> Result<Vec<GeneratorStats>> {
     let mut out: Vec<GeneratorStats> = Vec::new();
     let mut side: Option<bool> = None; // Some(true) = white to move
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
-        let bad = || Error::Other(format!("generator statistics line {}: '{line}'", i + 1));
+        let bad = || Error::GeneratorStats {
+            line: i + 1,
+            text: line.to_owned(),
+        };
         if line.is_empty() {
             continue;
         }

@@ -155,7 +155,7 @@ impl State {
 ///
 /// # Errors
 ///
-/// [`Error::Other`] if a DTR exceeds what two bytes hold.
+/// [`Error::TooDeep`] if a DTR exceeds what two bytes hold.
 pub(crate) fn solve_slice_dtr(
     layout: &Layout,
     slice: usize,
@@ -193,10 +193,11 @@ pub(crate) fn solve_slice_dtr(
             break;
         }
         if level >= MAX_DEPTH - 1 {
-            return Err(Error::Other(format!(
-                "solving {} in DTR: a depth beyond {MAX_DEPTH} plies",
-                layout.material
-            )));
+            return Err(Error::TooDeep {
+                material: layout.material.to_string(),
+                metric: Some("DTR"),
+                detail: format!("a depth beyond {MAX_DEPTH} plies"),
+            });
         }
         level += 1;
     }

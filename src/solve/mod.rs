@@ -278,7 +278,7 @@ impl Solver {
     /// [`Error::Material`] for a material the solver does not take;
     /// [`Error::Memory`] if the solve could need more memory than it may
     /// take; [`Error::Output`] if the cache cannot be written;
-    /// [`Error::Other`] if a depth exceeds what the solver's values hold.
+    /// [`Error::TooDeep`] if a depth exceeds what the solver's values hold.
     pub fn stats(&self, plan: &SolvePlan, progress: &dyn Progress) -> Result<ScanStats> {
         Ok(self
             .stats_many(std::slice::from_ref(plan), progress)?

@@ -162,10 +162,10 @@ impl<'p> Positions<'p> {
                     })
                 }
                 Err(_) => {
-                    return Err(Error::Other(format!(
-                        "the solve of {name} cannot be read back from {}",
-                        cache.dir().display()
-                    )))
+                    return Err(Error::SolveCache {
+                        material: name,
+                        dir: Some(cache.dir().to_path_buf()),
+                    })
                 }
             }
             self.prepare(material)?;
@@ -216,17 +216,21 @@ impl<'p> Positions<'p> {
                     .expect("no panic while held")
                     .remove(&material.table_name());
                 let fresh = self.table(&material)?;
-                read(&fresh)?.ok_or_else(|| {
-                    Error::Other(format!("the solve of {material} cannot be read back"))
+                read(&fresh)?.ok_or_else(|| Error::SolveCache {
+                    material: material.to_string(),
+                    dir: None,
                 })?
             }
         };
         value::outcome(v).ok_or_else(|| {
-            Error::Other(format!(
-                "the solve of {} holds no value for {}",
-                material.table_name(),
-                fen_of(pos)
-            ))
+            Error::inconsistent(
+                "the solver",
+                format!(
+                    "the solve of {} holds no value for {}",
+                    material.table_name(),
+                    fen_of(pos)
+                ),
+            )
         })
     }
 
@@ -345,10 +349,13 @@ impl<'p> Positions<'p> {
         }
         let (o, _, m) = best.expect("a position that is not mated has moves");
         if o != own {
-            return Err(Error::Other(format!(
-                "no move of {} reaches its value {own:?}; the solve is inconsistent",
-                fen_of(pos)
-            )));
+            return Err(Error::inconsistent(
+                "the solver",
+                format!(
+                    "no move of {} reaches its value {own:?}; the solve is inconsistent",
+                    fen_of(pos)
+                ),
+            ));
         }
         Ok(Some((m, self.value_of(own).depth)))
     }
@@ -432,7 +439,7 @@ impl Solver {
     ///
     /// # Errors
     ///
-    /// As [`Solver::stats`]; [`Error::Other`] without a cache.
+    /// As [`Solver::stats`]; [`Error::Inconsistent`] without a cache.
     pub fn prepare(
         &self,
         material: &Material,
@@ -443,7 +450,7 @@ impl Solver {
         let cache = self
             .cache
             .as_ref()
-            .ok_or_else(|| Error::Other("preparing a solve needs a cache".into()))?;
+            .ok_or_else(|| Error::inconsistent("the solver", "preparing a solve needs a cache"))?;
         // The material itself is enough: the materials below it are
         // prepared when a position of theirs is asked for, and with a rule's
         // DTZ they may never be solved under it (their classes can come from

@@ -212,7 +212,7 @@ fn run(raw: RawArgs) -> RunResult {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()
-            .map_err(|e| Error::Other(format!("cannot start {n} threads: {e}")))?;
+            .map_err(|source| Error::Threads { count: n, source })?;
     }
     let memory = match raw.memory_limit.as_deref() {
         None => MemoryLimit::Available,

@@ -123,7 +123,7 @@ impl Verifier<'_> {
         let prober = self.prober_for(&material);
         let remote = prober
             .remote_source()
-            .ok_or_else(|| Error::Other("a mate check without a service".into()))?;
+            .ok_or_else(|| Error::inconsistent("the verifier", "a mate check without a service"))?;
         let fen_now = fen_of(&pos);
         ev.scope = Some(format!("the position {fen_now}"));
         ev.claimed_moves = Some(moves);

@@ -48,7 +48,7 @@ impl Verifier<'_> {
     ///
     /// # Errors
     ///
-    /// Table errors (a damaged table), or [`Error::Other`] when the tables
+    /// Table errors (a damaged table), or [`Error::Inconsistent`] when the tables
     /// contradict themselves. Missing tables are not errors: they make the
     /// verdict `unverifiable`.
     pub fn verify(&mut self, claim: &Claim) -> Result<ClaimResult> {
@@ -90,10 +90,10 @@ impl Verifier<'_> {
         }
         let material = claim
             .material()?
-            .ok_or_else(|| Error::Other(format!("claim {} names no material", claim.id)))?;
+            .ok_or_else(|| claim_lacks(claim, "names no material"))?;
         let winner = claim
             .winner_color(&material)
-            .ok_or_else(|| Error::Other(format!("claim {} names no winner", claim.id)))?;
+            .ok_or_else(|| claim_lacks(claim, "names no winner"))?;
         // The winner's colour: in the material as written, or on the board
         // of a position claim (where the FEN decides the colours).
         let shown_color = match &claim.check {
@@ -253,6 +253,14 @@ impl Verifier<'_> {
                 _ => self.table_check(claim, material, winner, ev)?,
             },
         })
+    }
+}
+
+/// The error of a claim that lacks what its check needs.
+fn claim_lacks(claim: &Claim, detail: &str) -> Error {
+    Error::Claim {
+        id: claim.id.clone(),
+        detail: detail.to_owned(),
     }
 }
 

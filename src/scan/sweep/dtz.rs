@@ -259,7 +259,7 @@ impl Run<'_> {
 
 /// The error of a successor without an index.
 fn no_successor() -> Error {
-    Error::Other("successor without a DTZ index".into())
+    Error::inconsistent("the sweep", "successor without a DTZ index")
 }
 
 /// The scanned table in memory.
@@ -553,10 +553,9 @@ impl Sweep {
         pieces: &[(shakmaty::Piece, u8)],
         turn: Color,
     ) -> Result<(usize, usize)> {
-        let loc = self
-            .dtz
-            .locate(pieces, turn, true)
-            .ok_or_else(|| Error::Other("position without an index in the DTZ file".into()))?;
+        let loc = self.dtz.locate(pieces, turn, true).ok_or_else(|| {
+            Error::inconsistent("the sweep", "position without an index in the DTZ file")
+        })?;
         Ok(self.global(loc, turn))
     }
 
@@ -581,8 +580,9 @@ impl Sweep {
         let (j, half) = self.locate_main(pos, turn)?;
         let code = self.code(j, half);
         if code == ILLEGAL {
-            return Err(Error::Other(
-                "a legal move led to an illegal position".into(),
+            return Err(Error::inconsistent(
+                "the sweep",
+                "a legal move led to an illegal position",
             ));
         }
         Ok(code & 7)
@@ -678,11 +678,14 @@ impl Sweep {
         let code = self.code(j, half);
         let m = i32::from(v).abs();
         let byte = encode_mag(half, code & 7, m).ok_or_else(|| {
-            Error::Other(format!(
-                "raw DTZ {v} of WDL class {} ({} side) out of the sweep's range",
-                code & 7,
-                if half == 0 { "stored" } else { "unstored" }
-            ))
+            Error::inconsistent(
+                "the sweep",
+                format!(
+                    "raw DTZ {v} of WDL class {} ({} side) out of the sweep's range",
+                    code & 7,
+                    if half == 0 { "stored" } else { "unstored" }
+                ),
+            )
         })?;
         self.mag[half][self.cell(j)].store(byte, Relaxed);
         if rounded {
@@ -821,7 +824,7 @@ impl Sweep {
         squares[usize::from(m.i)] = m.to;
         let idx = codec
             .encode(&mut squares[..pos.n])
-            .ok_or_else(|| Error::Other("successor without a DTZ index".into()))?;
+            .ok_or_else(|| Error::inconsistent("the sweep", "successor without a DTZ index"))?;
         Ok((b.base + idx as usize, usize::from(!mover != b.side)))
     }
 
@@ -994,8 +997,9 @@ impl Sweep {
             return Err(e);
         }
         let (mag, rounded) = best.ok_or_else(|| {
-            Error::Other(
-                "a won position has no move that keeps the win; tables inconsistent".into(),
+            Error::inconsistent(
+                "the sweep",
+                "a won position has no move that keeps the win; tables inconsistent",
             )
         })?;
         Ok(((s * mag) as i16, rounded))

@@ -132,7 +132,7 @@ impl Progress<'_> {
 /// missing; [`Error::Table`] for unreadable or damaged tables;
 /// [`Error::Memory`] if the sweep could take more memory than `memory`
 /// allows (checked from the table headers before any work);
-/// [`Error::Other`] if the tables contradict themselves.
+/// [`Error::Inconsistent`] if the tables contradict themselves.
 pub fn scan_with_sweep(
     inv: &Inventory,
     plan: &ScanPlan,
@@ -708,9 +708,10 @@ fn count_walked(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress) -
 
 fn exact(n: u64, group: u64, what: &str) -> Result<u64> {
     if !n.is_multiple_of(group) {
-        return Err(Error::Other(format!(
-            "sweep: {what} count {n}/{group} is not whole; orbit weights are wrong"
-        )));
+        return Err(Error::inconsistent(
+            "the sweep",
+            format!("sweep: {what} count {n}/{group} is not whole; orbit weights are wrong"),
+        ));
     }
     Ok(n / group)
 }

@@ -116,10 +116,13 @@ fn record(
         };
         let code = sweep.code(j, half);
         if code == ILLEGAL {
-            return Err(Error::Other(format!(
-                "sweep: the legal position {} is marked illegal",
-                fen_of(&pos)
-            )));
+            return Err(Error::inconsistent(
+                "the sweep",
+                format!(
+                    "sweep: the legal position {} is marked illegal",
+                    fen_of(&pos)
+                ),
+            ));
         }
         let dtz = sweep.value(half, j);
         let mag = if code & MATED != 0 || dtz == DTZ_MATED {
@@ -134,10 +137,10 @@ fn record(
             CURSED => Wdl::CursedWin,
             WIN => Wdl::Win,
             other => {
-                return Err(Error::Other(format!(
-                    "sweep: WDL code {other} of {}",
-                    fen_of(&pos)
-                )))
+                return Err(Error::inconsistent(
+                    "the sweep",
+                    format!("sweep: WDL code {other} of {}", fen_of(&pos)),
+                ))
             }
         };
         part.side_mut(turn)

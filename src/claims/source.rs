@@ -34,9 +34,11 @@ use crate::{
     chess::{material::Material, rule::Metric, rule::Rule},
     error::{Error, Result},
     memory::MemoryLimit,
+    model::Engine,
     output::write_atomically,
+    probe::Prober,
     scan::{
-        probe::ScanPlan,
+        probe::{scan_with_prober, ScanPlan},
         sweep::{scan_with_sweep_plans, PROGRESS_UNITS},
         ScanStats,
     },
@@ -55,24 +57,16 @@ pub struct Request {
     pub metric: Metric,
 }
 
-/// Which engine made a document.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Engine {
-    /// The sweep of the Syzygy tables.
-    Sweep,
-    /// The retrograde solver, with no table file.
-    Solve,
-}
-
-impl Engine {
-    /// How the evidence names it.
-    pub fn describe(self, metric: Metric) -> String {
-        match self {
-            Engine::Sweep => "the Syzygy tables (sweep engine)".into(),
-            Engine::Solve => format!("fiftymove's solver ({})", metric.as_str()),
-        }
-    }
+/// The scan plans of a batch of requests of `material`: one per filter.
+fn scan_plans(material: Material, todo: &[(Request, Key)]) -> Vec<ScanPlan> {
+    todo.iter()
+        .map(|(r, _)| ScanPlan {
+            material,
+            shard: None,
+            raw: false,
+            filter: r.filter.as_ref().map(Filter::to_position_filter),
+        })
+        .collect()
 }
 
 /// A document and the engine that made it.
@@ -351,7 +345,7 @@ impl<'a> Sources<'a> {
     fn key(&self, r: &Request, engine: Engine) -> Key {
         let tables = match engine {
             Engine::Solve => String::new(),
-            Engine::Sweep => {
+            Engine::Probe | Engine::Sweep => {
                 let mut h = Md5::new();
                 for file in r.material.closure_files() {
                     let part = match (self.verified, checksums::official(&file)) {
@@ -450,16 +444,17 @@ impl<'a> Sources<'a> {
     fn make(&self, todo: &[(Request, Key)], engine: Engine) -> Result<Vec<ScanStats>> {
         let material = todo[0].0.material;
         match engine {
-            Engine::Sweep => {
-                let plans: Vec<ScanPlan> = todo
+            Engine::Probe => {
+                // Never chosen (the sweep is faster), but it fills the same
+                // document: one probe per position.
+                let prober = Prober::new(self.inventory.open()?);
+                scan_plans(material, todo)
                     .iter()
-                    .map(|(r, _)| ScanPlan {
-                        material,
-                        shard: None,
-                        raw: false,
-                        filter: r.filter.as_ref().map(Filter::to_position_filter),
-                    })
-                    .collect();
+                    .map(|plan| scan_with_prober(&prober, plan, &|_| {}))
+                    .collect()
+            }
+            Engine::Sweep => {
+                let plans = scan_plans(material, todo);
                 let what = format!(
                     "scan {material}{}",
                     if plans.len() > 1 {

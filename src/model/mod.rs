@@ -7,3 +7,6 @@
 //! knows no table file and no engine: it does not use [`crate::tables`].
 
 pub mod dtz;
+pub mod engine;
+
+pub use self::engine::Engine;

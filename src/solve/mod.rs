@@ -154,12 +154,14 @@ impl SolvePlan {
         )
     }
 
-    /// Checks that the solver can take the material.
+    /// Checks that the solver can take the material and the metric.
     ///
     /// # Errors
     ///
-    /// [`Error::Material`] for more than [`MAX_SOLVE_PIECES`] pieces.
+    /// [`Error::Material`] for more than [`MAX_SOLVE_PIECES`] pieces;
+    /// [`Error::Usage`] for a metric the solver does not compute.
     pub fn validate(&self) -> Result<()> {
+        check_solved(self.metric)?;
         if self.material.piece_count() > MAX_SOLVE_PIECES {
             return Err(Error::Material {
                 input: self.material.to_string(),
@@ -171,6 +173,19 @@ impl SolvePlan {
             });
         }
         Ok(())
+    }
+}
+
+/// Refuses a metric the solver does not compute ([`Metric::solved`]): the
+/// claims' DTC and rules of play.
+fn check_solved(metric: Metric) -> Result<()> {
+    if metric.solved() {
+        Ok(())
+    } else {
+        Err(Error::Usage(format!(
+            "the solver computes dtz, dtm or dtr, not {}",
+            metric.as_str()
+        )))
     }
 }
 

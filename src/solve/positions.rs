@@ -70,13 +70,15 @@ impl<'p> Positions<'p> {
     /// # Errors
     ///
     /// [`Error::Output`] if a solver with no cache cannot make its
-    /// temporary directory.
+    /// temporary directory; [`Error::Usage`] for a metric the solver does
+    /// not compute.
     pub fn new(
         solver: &Solver,
         rule: Rule,
         metric: Metric,
         progress: &'p dyn Progress,
     ) -> Result<Positions<'p>> {
+        super::check_solved(metric)?;
         let mut solver = solver.clone();
         let mut temp = None;
         if solver.cache.is_none() {
@@ -447,6 +449,7 @@ impl Solver {
         metric: Metric,
         progress: &dyn Progress,
     ) -> Result<()> {
+        super::check_solved(metric)?;
         let cache = self
             .cache
             .as_ref()

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use fiftymove::{chess::rule::Metric, model::Engine};
 
 /// Find, count and explain the positions where the fifty-move rule cuts a
 /// forced win short, from Syzygy endgame tablebases.
@@ -71,27 +72,6 @@ pub enum LineFormat {
     Json,
 }
 
-/// Which engine computes a scan.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Engine {
-    /// One shakmaty-syzygy probe per position (the oracle).
-    Probe,
-    /// Sequential decoding of whole tables, exact DTZ in memory (fast).
-    Sweep,
-}
-
-/// What `solve` computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum MetricArg {
-    /// Depth to the zeroing move under the rule (DTZ50'' with 2N plies).
-    Dtz,
-    /// Depth to mate, with no rule.
-    Dtm,
-    /// Depth by the rule: the least N-move rule (in plies, 2N) under which
-    /// the position is won.
-    Dtr,
-}
-
 /// `--rule` and `--metric` of `probe` and `line`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct SolveChoice {
@@ -100,7 +80,7 @@ pub struct SolveChoice {
     pub rule: Option<String>,
     /// Answer from the solver in this metric.
     #[arg(long, value_enum)]
-    pub metric: Option<MetricArg>,
+    pub metric: Option<Metric>,
 }
 
 /// `--remote` of `probe`, `line`, `claims` and `records`.
@@ -211,7 +191,7 @@ pub enum Command {
         rule: Option<String>,
         /// What to compute per position.
         #[arg(long, value_enum, default_value = "dtz")]
-        metric: MetricArg,
+        metric: Metric,
         /// Count only part K of N (1-based), for `merge` to sum later.
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,

@@ -16,7 +16,7 @@ use fiftymove::{
 };
 
 use crate::{
-    args::{LineFormat, MetricArg, RemoteChoice, SolveChoice},
+    args::{LineFormat, RemoteChoice, SolveChoice},
     no_rule_for, render,
     scan_cmd::SolveBar,
     Global, RunResult,
@@ -139,11 +139,7 @@ fn solver_choice(choice: &SolveChoice) -> Result<Option<(Rule, Metric)>, Error> 
         Some(text) => text.parse()?,
         None => Rule::FIFTY,
     };
-    let metric = match choice.metric {
-        None | Some(MetricArg::Dtz) => Metric::Dtz,
-        Some(MetricArg::Dtm) => Metric::Dtm,
-        Some(MetricArg::Dtr) => Metric::Dtr,
-    };
+    let metric = choice.metric.unwrap_or(Metric::Dtz);
     if metric != Metric::Dtz && choice.rule.is_some() {
         return Err(no_rule_for(metric));
     }

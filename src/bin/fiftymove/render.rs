@@ -400,11 +400,9 @@ pub fn scan_text(out: &mut impl Write, s: &ScanStats) -> io::Result<()> {
             )?;
         }
     }
-    let metric = s.metric.map_or("DTZ", |m| match m {
-        Metric::Dtz => "DTZ",
-        Metric::Dtm => "DTM",
-        Metric::Dtr => "DTR",
-    });
+    let metric = s
+        .metric
+        .map_or_else(|| "DTZ".to_owned(), |m| m.as_str().to_ascii_uppercase());
     writeln!(
         out,
         "{metric} histogram (plies: White-to-move win/loss, Black-to-move win/loss):"

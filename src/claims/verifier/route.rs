@@ -7,7 +7,6 @@ use shakmaty::{Color, Position};
 use super::{color_name, official_sizes, request_for, Verifier};
 use crate::{
     chess::material::Material,
-    chess::rule::Metric as SolveMetric,
     claims::{
         catalog::{position_after, Check, Claim, Metric},
         evidence::{ClaimResult, Evidence, Verdict},
@@ -310,10 +309,12 @@ fn deferral(claim: &Claim, material: Material, request: &Request) -> String {
 }
 
 /// What a solve of `metric` for a claim is, in words.
-fn describe_solve(metric: SolveMetric) -> &'static str {
+fn describe_solve(metric: Metric) -> &'static str {
     match metric {
-        SolveMetric::Dtz => "DTZ under the 50-move rule",
-        SolveMetric::Dtm => "distance to mate",
-        SolveMetric::Dtr => "depth by the rule",
+        Metric::Dtz => "DTZ under the 50-move rule",
+        Metric::Dtm => "distance to mate",
+        Metric::Dtr => "depth by the rule",
+        Metric::Dtc => "distance to conversion",
+        Metric::Rule => "a rule of play",
     }
 }

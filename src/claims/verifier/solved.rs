@@ -6,7 +6,7 @@ use shakmaty::Color;
 use super::{color_name, Verifier};
 use crate::{
     chess::material::Material,
-    chess::rule::{Metric as SolveMetric, Rule},
+    chess::rule::{Metric, Rule},
     chess::wdl::Wdl,
     claims::{
         catalog::{Check, Claim},
@@ -30,7 +30,7 @@ impl Verifier<'_> {
     ) -> Result<Verdict> {
         let allowance = matches!(claim.check, Check::Allowance { .. });
         let limit = 2 * moves;
-        let doc = self.claim_doc(claim, material, SolveMetric::Dtr, ev)?;
+        let doc = self.claim_doc(claim, material, Metric::Dtr, ev)?;
         let stats = &doc.stats;
         let mut over_total = 0;
         let mut within_total = 0;
@@ -74,7 +74,7 @@ impl Verifier<'_> {
                 Some(LineSummary::from(&self.solver_line(
                     &entry.fen,
                     rule,
-                    SolveMetric::Dtz,
+                    Metric::Dtz,
                 )?))
             } else {
                 None
@@ -84,7 +84,7 @@ impl Verifier<'_> {
                 side_to_move: if winner_to_move { "winner" } else { "loser" }.into(),
                 wdl: if winner_to_move { Wdl::Win } else { Wdl::Loss },
                 dtz: dtr,
-                metric: Some(SolveMetric::Dtr),
+                metric: Some(Metric::Dtr),
                 phase_plies: summary
                     .as_ref()
                     .and_then(|s| s.phases.iter().map(|p| p.plies).max()),
@@ -128,7 +128,7 @@ impl Verifier<'_> {
         ev: &mut Evidence,
     ) -> Result<Verdict> {
         let exact_max = matches!(claim.check, Check::MaxMoves { .. });
-        let doc = self.claim_doc(claim, material, SolveMetric::Dtm, ev)?;
+        let doc = self.claim_doc(claim, material, Metric::Dtm, ev)?;
         let stats = &doc.stats;
         // The winner's moves: ceil(p/2) of a mate in p plies with the
         // winner to move, p/2 with the loser to move.
@@ -158,13 +158,13 @@ impl Verifier<'_> {
             return Ok(Verdict::Refuted);
         };
         ev.observed_moves = Some([observed, observed]);
-        let line = self.solver_line(&entry.fen, Rule::None, SolveMetric::Dtm)?;
+        let line = self.solver_line(&entry.fen, Rule::None, Metric::Dtm)?;
         ev.longest = Some(Witness {
             fen: entry.fen.clone(),
             side_to_move: if winner_to_move { "winner" } else { "loser" }.into(),
             wdl: if winner_to_move { Wdl::Win } else { Wdl::Loss },
             dtz: entry.dtz,
-            metric: Some(SolveMetric::Dtm),
+            metric: Some(Metric::Dtm),
             phase_plies: None,
             moves: Some(observed),
             line: Some(LineSummary::from(&line)),

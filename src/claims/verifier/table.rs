@@ -11,7 +11,7 @@ use super::{color_name, Verifier};
 use crate::{
     chess::material::Material,
     chess::position::fen_of,
-    chess::rule::Metric as SolveMetric,
+    chess::rule::Metric,
     chess::wdl::Wdl,
     claims::{
         catalog::{Check, Claim, GeneralOutcome},
@@ -131,7 +131,7 @@ impl Verifier<'_> {
             }
             _ => None,
         };
-        let doc = self.claim_doc(claim, material, SolveMetric::Dtz, ev)?;
+        let doc = self.claim_doc(claim, material, Metric::Dtz, ev)?;
         let stats = doc.stats;
         let views = [
             View {

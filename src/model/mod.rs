@@ -8,5 +8,13 @@
 
 pub mod dtz;
 pub mod engine;
+pub mod enumerate;
+pub mod merge;
+pub mod reference;
+mod stats;
 
 pub use self::engine::Engine;
+pub use self::stats::{
+    DtzHistograms, Histogram, Longest, LongestEntry, RawCounts, ScanStats, Shard, SideStats,
+    WdlCounts, RULES_COUNTED, SYMMETRY_REDUCED,
+};

@@ -9,14 +9,10 @@
 //! [`crate::chess`], which it uses. The solver fills the same document; the claims, the
 //! reports and the binary read it.
 
-pub mod enumerate;
-pub mod merge;
 pub mod probe;
-pub mod reference;
-mod stats;
 pub mod sweep;
 
-pub use self::stats::{
-    DtzHistograms, Histogram, Longest, LongestEntry, RawCounts, ScanStats, Shard, SideStats,
-    WdlCounts, RULES_COUNTED, SYMMETRY_REDUCED,
+pub use crate::model::{
+    enumerate, merge, reference, DtzHistograms, Histogram, Longest, LongestEntry, RawCounts,
+    ScanStats, Shard, SideStats, WdlCounts, RULES_COUNTED, SYMMETRY_REDUCED,
 };

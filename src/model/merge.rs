@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::{
     error::{Error, Result},
-    scan::ScanStats,
+    model::ScanStats,
 };
 
 /// Reads the results in `paths`, one JSON document per non-empty line, in

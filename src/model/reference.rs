@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::{
-    scan::{Histogram, ScanStats, SideStats},
+    model::{Histogram, ScanStats, SideStats},
     Error, Result,
 };
 
@@ -130,7 +130,8 @@ pub fn compare(scan: &ScanStats, reference: &GeneratorStats) -> Vec<String> {
     }
     // The generator's "longest" lines take the maximum over both sides to
     // move, from White's and from Black's point of view.
-    let longest = |a: &Option<crate::scan::LongestEntry>, b: &Option<crate::scan::LongestEntry>| {
+    let longest = |a: &Option<crate::model::LongestEntry>,
+                   b: &Option<crate::model::LongestEntry>| {
         a.iter().chain(b.iter()).map(|e| e.dtz).max()
     };
     let sides = [

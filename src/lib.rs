@@ -54,9 +54,6 @@ pub use chess::{
 pub use claims::{Claim, ClaimResult, Verdict, Verifier};
 pub use error::{Error, Result};
 pub use memory::{parse_size, MemoryLimit};
-pub use probe::{
-    line::{best_line, Line},
-    Prober,
-};
+pub use probe::{best_line, line::Line, Prober};
 pub use scan::{probe::ScanPlan, ScanStats, Shard};
 pub use tables::Inventory;

@@ -7,5 +7,7 @@
 
 mod engine;
 pub mod line;
+mod oracle;
 
 pub use self::engine::{DtzMemo, MoveEval, MoveInexact, NotExact, ProbeReport, Prober};
+pub use self::oracle::{best_line, check_line_cost};

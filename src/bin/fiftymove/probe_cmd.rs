@@ -7,7 +7,8 @@ use std::io::{IsTerminal, Write};
 use fiftymove::{
     chess::{material::Material, position::parse_fen},
     probe::{
-        line::{best_line, best_line_with, to_pgn},
+        best_line,
+        line::{best_line_with, to_pgn},
         Prober,
     },
     solve::{Cache, Metric, Positions, Rule, Solver},

@@ -7,7 +7,7 @@
 //! blessed loss): the phase up to the next zeroing move lasts `d` plies, or
 //! `d - 100` plies when a *later* phase carries the curse. The verifier never
 //! guesses which: it plays the best-play line of the longest position
-//! ([`crate::probe::line::best_line`]) and reads its first phase. When that still
+//! ([`crate::probe::best_line`]) and reads its first phase. When that still
 //! leaves the longest phase open, the evidence says so and gives bounds.
 //!
 //! * *Moves* (`max_moves`, `at_most_moves`): the winner to move needs
@@ -51,8 +51,8 @@ use crate::{
     chess::rule::Rule,
     error::{Error, Result},
     probe::line::best_line_with,
-    probe::line::{best_line, Line},
     probe::Prober,
+    probe::{best_line, line::Line},
     scan::ScanStats,
     solve::Positions,
     tables::checksums,

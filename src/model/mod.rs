@@ -9,6 +9,7 @@
 pub mod dtz;
 pub mod engine;
 pub mod enumerate;
+pub mod line;
 pub mod merge;
 pub mod reference;
 mod stats;

@@ -1,4 +1,4 @@
-//! The probe engine's best-play line: the walk of [`super::line`] with
+//! The probe engine's best-play line: the walk of [`crate::model::line`] with
 //! exact DTZ50'' from the tables (or a tablebase service, within its
 //! request budget).
 
@@ -6,7 +6,7 @@ use std::cell::RefCell;
 
 use shakmaty::{Chess, Move};
 
-use super::line::{walk, Line, LineOracle};
+use crate::model::line::{walk, Line, LineOracle};
 use crate::{
     chess::position::fen_of,
     chess::rule::Rule,

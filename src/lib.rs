@@ -8,11 +8,9 @@
 //! |---|---|
 //! | [`report`] | Markdown and HTML reports with SVG charts |
 //! | [`claims`] | the claim catalog, filters, verdicts and evidence, the verifier, the records |
-//! | [`solve`] | the retrograde solver (no table files) |
-//! | [`scan`] | the statistics document, enumeration, the probe and sweep scans, merge |
-//! | [`probe`] | the probe engine (exact DTZ) and best-play lines |
+//! | [`solve`], [`scan`], [`probe`] | the engines, peers that fill the model's documents: the retrograde solver (no table files), the probe and sweep scans of whole tables, the probe engine (exact DTZ, one position) |
 //! | [`tables`] | table discovery, md5 checks, the streaming table reader |
-//! | [`model`] | what every engine shares: DTZ in plies and the rules that settle a rounded one |
+//! | [`model`] | what every engine shares: the statistics document and its enumeration and merge, the position report, the best-play line and its oracle, the rules that settle a rounded DTZ, the engines' names |
 //! | [`chess`] | material, positions, the five-valued evaluation |
 //! | [`error`], [`output`], [`human`], [`memory`], [`dirs`], [`build_id`] | errors and exit codes, atomic writes, numbers for people, memory limits, the cache directory, the build id that keys cached results |
 //!

@@ -4,7 +4,8 @@
 //!
 //! Layer: above [`crate::chess`], which it uses; below the engines
 //! ([`crate::probe`], [`crate::scan`], [`crate::solve`]), which use it. It
-//! knows no table file and no engine: it does not use [`crate::tables`].
+//! knows no table file and no engine: it does not use [`crate::tables`],
+//! [`crate::probe`], [`crate::scan`] or [`crate::solve`].
 
 pub mod dtz;
 pub mod engine;
@@ -12,6 +13,7 @@ pub mod enumerate;
 pub mod line;
 pub mod merge;
 pub mod reference;
+pub mod report;
 mod stats;
 
 pub use self::engine::Engine;

@@ -22,13 +22,12 @@
 //! and a value above `2N` means cursed (blessed for the loser). With no
 //! rule there are no cursed wins and the depth is DTZ without a rule.
 //!
-//! Layer: above [`crate::scan`] (it fills the same statistics document),
-//! [`crate::probe`] (the report types `MoveEval` and `ProbeReport`, and the
-//! line oracle, which the positions module implements so that a solved position
-//! prints as a probed one) and [`crate::chess`]; it does not use
-//! [`crate::tables`], so its results are independent of Syzygy. Those probe
-//! types belong in a model layer below both engines (issue 41); until they
-//! move there, they are this layer's one use of `probe`.
+//! Layer: an engine, above [`crate::model`] (it fills the statistics
+//! document and the position report that the other engines fill, and
+//! implements the line oracle so that a solved position prints as a probed
+//! one) and [`crate::chess`], which it uses; it does not use
+//! [`crate::scan`] or [`crate::probe`], its peers, nor [`crate::tables`], so
+//! its results are independent of Syzygy.
 
 // Slots index parallel arrays (pieces, squares, slot maps); indexed loops
 // say that best.
@@ -72,7 +71,7 @@ use crate::{
     chess::material::Material,
     error::{Error, Result},
     memory::MemoryLimit,
-    scan::{ScanStats, Shard},
+    model::{ScanStats, Shard},
 };
 
 /// Most pieces the solver takes, kings included.

@@ -28,7 +28,7 @@ use crate::{
         wdl::{outcome_under, Wdl},
     },
     error::{Error, Result},
-    probe::{MoveEval, ProbeReport},
+    model::report::{MoveEval, ProbeReport},
 };
 
 /// A position's value under the solver's rule and metric.
@@ -490,7 +490,7 @@ impl Solver {
     }
 }
 
-impl crate::probe::line::LineOracle for Positions<'_> {
+impl crate::model::line::LineOracle for Positions<'_> {
     fn depth(&self, pos: &Chess) -> Result<i32> {
         Ok(self.value(pos)?.depth)
     }

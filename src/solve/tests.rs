@@ -134,7 +134,7 @@ fn solved_3_4_piece_cache() -> &'static Path {
 
 /// The 3- and 4-piece materials, as the generator's statistics list them.
 fn three_four_piece_names() -> Vec<String> {
-    let names: Vec<String> = crate::scan::reference::parse(include_str!(
+    let names: Vec<String> = crate::model::reference::parse(include_str!(
         "../../tests/reference/generator-stats-3-4-piece.txt"
     ))
     .unwrap()

@@ -10,7 +10,7 @@ use plotters::{
 
 use crate::{
     error::{Error, Result},
-    scan::{Histogram, RULES_COUNTED},
+    model::{Histogram, RULES_COUNTED},
 };
 
 /// Which histogram of a side to move.

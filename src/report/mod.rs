@@ -7,8 +7,9 @@
 //! it. The HTML needs nothing from outside: no scripts, fonts, images or
 //! style sheets are loaded, and the SVG carries no namespace URL.
 //!
-//! Layer: the top, above [`crate::claims`], [`crate::scan`] and
-//! [`crate::chess`], which it uses. The binary uses it.
+//! Layer: the top, above [`crate::claims`], [`crate::model`] (the
+//! statistics document) and [`crate::chess`], which it uses. The binary
+//! uses it.
 
 mod board;
 mod charts;
@@ -35,8 +36,8 @@ use crate::{
     claims::{ClaimResult, Verdict},
     error::{Error, Result},
     human::{human_bytes, pct},
+    model::{LongestEntry, ScanStats, SideStats},
     output::write_atomically,
-    scan::{LongestEntry, ScanStats, SideStats},
 };
 
 /// Everything a report shows.

@@ -13,7 +13,7 @@ use crate::{
         evidence::{Evidence, LineSummary, SideEvidence, Verdict, Witness},
     },
     error::Result,
-    scan::{Histogram, LongestEntry},
+    model::{Histogram, LongestEntry},
 };
 
 impl Verifier<'_> {
@@ -195,7 +195,7 @@ impl Verifier<'_> {
 /// wins, else the loser's losses (which answer them); the histogram, their
 /// count, the other side's wins, and the longest entry.
 fn winners_part(
-    side: &crate::scan::SideStats,
+    side: &crate::model::SideStats,
     winner_to_move: bool,
 ) -> (&Histogram, u64, u64, &Option<LongestEntry>) {
     if winner_to_move {
@@ -221,7 +221,7 @@ fn winners_part(
 fn solved_side(
     color: Color,
     winner_to_move: bool,
-    side: &crate::scan::SideStats,
+    side: &crate::model::SideStats,
     wins: u64,
     other: u64,
 ) -> SideEvidence {

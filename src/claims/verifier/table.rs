@@ -20,8 +20,8 @@ use crate::{
     },
     error::Result,
     human::pct,
-    scan::enumerate::Enumerator,
-    scan::{Histogram, LongestEntry, SideStats},
+    model::enumerate::Enumerator,
+    model::{Histogram, LongestEntry, SideStats},
 };
 
 /// Plies after which the 50-move rule allows a claim.

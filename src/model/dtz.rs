@@ -14,6 +14,39 @@
 
 use shakmaty::Role;
 
+use crate::chess::wdl::Wdl;
+
+/// A DTZ in plies, signed from the side to move: positive when it wins,
+/// negative when it loses, 0 for a draw (and for a side checkmated, which
+/// has no move left to count). Past 100 plies the 50-move rule turns a win
+/// into a cursed win, a loss into a blessed loss.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Dtz(pub i32);
+
+impl Dtz {
+    /// The five-valued result the DTZ implies (clock 0).
+    pub fn wdl(self) -> Wdl {
+        match (self.0.signum(), self.0.abs() <= 100) {
+            (0, _) => Wdl::Draw,
+            (1, true) => Wdl::Win,
+            (1, false) => Wdl::CursedWin,
+            (_, true) => Wdl::Loss,
+            (_, false) => Wdl::BlessedLoss,
+        }
+    }
+}
+
+/// The moves the winner plays in a phase (or to mate) of `plies`: with the
+/// winner to move it plays the first ply and the last, `ceil(plies / 2)`;
+/// with the loser to move, `plies / 2`.
+pub fn winner_moves(plies: u32, winner_to_move: bool) -> u32 {
+    if winner_to_move {
+        plies.div_ceil(2)
+    } else {
+        plies / 2
+    }
+}
+
 /// A DTZ magnitude read rounded: the truth is `plies` or `plies + 1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RoundedDtz {
@@ -121,6 +154,24 @@ mod tests {
         let (w, b) = sides("KNNvKP");
         assert!(phase_parity_is_natural(&w, &b));
         assert!(!phase_parity_is_natural(&b, &w));
+    }
+
+    #[test]
+    fn dtz_classes_and_moves() {
+        let classes = [0, 1, 100, 101, -100, -101].map(|d| Dtz(d).wdl());
+        assert_eq!(
+            classes,
+            [
+                Wdl::Draw,
+                Wdl::Win,
+                Wdl::Win,
+                Wdl::CursedWin,
+                Wdl::Loss,
+                Wdl::BlessedLoss
+            ]
+        );
+        assert_eq!((winner_moves(7, true), winner_moves(7, false)), (4, 3));
+        assert_eq!((winner_moves(8, true), winner_moves(8, false)), (4, 4));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::{
         wdl::{outcome_with_clock, Wdl},
     },
     error::{guard_table_read, Error, Result},
-    model::dtz::{self, RoundedDtz},
+    model::dtz::{self, Dtz, RoundedDtz},
     model::report::{MoveEval, MoveInexact, NotExact, ProbeReport},
     tables::remote::Remote,
 };
@@ -44,15 +44,9 @@ struct Value {
     alt: Option<(Wdl, i32)>,
 }
 
-/// The result a DTZ implies (clock 0).
+/// The result a DTZ implies (clock 0): [`Dtz::wdl`].
 fn wdl_of_dtz(dtz: i32) -> Wdl {
-    match (dtz.signum(), dtz.abs() <= 100) {
-        (0, _) => Wdl::Draw,
-        (1, true) => Wdl::Win,
-        (1, false) => Wdl::CursedWin,
-        (_, true) => Wdl::Loss,
-        (_, false) => Wdl::BlessedLoss,
-    }
+    Dtz(dtz).wdl()
 }
 
 /// Whether `e` says that a service's request budget ran out.

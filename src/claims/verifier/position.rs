@@ -13,6 +13,7 @@ use crate::{
         evidence::{Evidence, LineSummary, Verdict, Witness},
     },
     error::{Error, Result},
+    model::dtz::winner_moves,
 };
 
 impl Verifier<'_> {
@@ -53,7 +54,7 @@ impl Verifier<'_> {
             (None, None)
         };
         let winner_to_move = claimed == Some(pos.turn());
-        let moves = first.map(|p| if winner_to_move { p.div_ceil(2) } else { p / 2 });
+        let moves = first.map(|p| winner_moves(p, winner_to_move));
         Ok((
             winner.filter(|w| Some(*w) == claimed),
             Witness {
@@ -149,11 +150,7 @@ impl Verifier<'_> {
             return Ok(Verdict::Refuted);
         }
         let plies = dtm.unsigned_abs();
-        let observed = if dtm > 0 {
-            plies.div_ceil(2)
-        } else {
-            plies / 2
-        };
+        let observed = winner_moves(plies, dtm > 0);
         ev.observed_moves = Some([observed, observed]);
         Ok(if observed == moves {
             ev.summary = format!("the winner mates in exactly {moves} moves (DTM {plies} plies)");

@@ -13,6 +13,7 @@ use crate::{
         evidence::{Evidence, LineSummary, SideEvidence, Verdict, Witness},
     },
     error::Result,
+    model::dtz::winner_moves,
     model::{Histogram, LongestEntry},
 };
 
@@ -138,7 +139,7 @@ impl Verifier<'_> {
             let side = stats.side(color);
             let (hist, wins, other, entry) = winners_part(side, winner_to_move);
             positions += side.positions;
-            let mate_moves = |p: u32| if winner_to_move { p.div_ceil(2) } else { p / 2 };
+            let mate_moves = |p: u32| winner_moves(p, winner_to_move);
             if let Some(e) = entry {
                 let m = mate_moves(e.dtz);
                 if best.as_ref().is_none_or(|(b, _, _)| m > *b) {

@@ -20,6 +20,7 @@ use crate::{
     },
     error::Result,
     human::pct,
+    model::dtz::winner_moves,
     model::enumerate::Enumerator,
     model::{Histogram, LongestEntry, SideStats},
 };
@@ -78,11 +79,7 @@ impl View<'_> {
     }
     /// The winner's moves for a phase of `plies`.
     fn moves(&self, plies: u32) -> u32 {
-        if self.winner_to_move {
-            plies.div_ceil(2)
-        } else {
-            plies / 2
-        }
+        winner_moves(plies, self.winner_to_move)
     }
     fn role(&self) -> &'static str {
         if self.winner_to_move {

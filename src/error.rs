@@ -72,6 +72,22 @@ pub enum Error {
         /// What went wrong.
         detail: String,
     },
+    /// An input file (scan results, catalogs) that cannot be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// A line of a results file that is not a scan result.
+    NotAScanResult {
+        /// The file.
+        path: PathBuf,
+        /// The line number, from 1.
+        line: usize,
+        /// The JSON decoder's error.
+        source: serde_json::Error,
+    },
     /// Writing output failed.
     Output {
         /// The destination.
@@ -207,6 +223,8 @@ impl Error {
             | Error::Position { .. }
             | Error::Material { .. }
             | Error::Input { .. }
+            | Error::Read { .. }
+            | Error::NotAScanResult { .. }
             | Error::RemoteBudget { .. } => EXIT_BAD_INPUT,
             Error::MissingTables { .. }
             | Error::Table { .. }
@@ -327,6 +345,12 @@ impl Error {
                 write!(f, "table directory {}: {detail}", path.display())
             }
             Error::Input { path, detail } => write!(f, "{}: {detail}", path.display()),
+            Error::Read { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::NotAScanResult { path, line, source } => write!(
+                f,
+                "{}: line {line}: not a scan result ({source})",
+                path.display()
+            ),
             Error::Output { path, error } => {
                 write!(f, "cannot write {}: {error}", path.display())
             }
@@ -400,7 +424,8 @@ impl std::error::Error for Error {
     /// plotters', rayon's.
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Output { error, .. } => Some(error),
+            Error::Output { error, .. } | Error::Read { source: error, .. } => Some(error),
+            Error::NotAScanResult { source, .. } => Some(source),
             Error::Chart(e) => Some(e.as_ref()),
             Error::Encode { source, .. } => Some(source),
             Error::Threads { source, .. } => Some(source),

@@ -58,6 +58,21 @@ pub enum Error {
         /// What went wrong.
         detail: String,
     },
+    /// A table file that cannot be read: the I/O error, kept as the source.
+    TableRead {
+        /// The file, or the material when the file is not known.
+        what: String,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// A table directory that cannot be listed: the I/O error, kept as the
+    /// source.
+    TableDirRead {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
     /// A table directory that does not exist or cannot be listed.
     TableDir {
         /// The directory.
@@ -228,6 +243,8 @@ impl Error {
             | Error::RemoteBudget { .. } => EXIT_BAD_INPUT,
             Error::MissingTables { .. }
             | Error::Table { .. }
+            | Error::TableRead { .. }
+            | Error::TableDirRead { .. }
             | Error::TableDir { .. }
             | Error::Remote { .. } => EXIT_TABLES,
             Error::Output { .. }
@@ -341,6 +358,12 @@ impl Error {
                 )
             }
             Error::Table { what, detail } => write!(f, "table {what}: {detail}"),
+            Error::TableRead { what, source } => {
+                write!(f, "table {what}: cannot be read: {}", io_detail(source))
+            }
+            Error::TableDirRead { path, source } => {
+                write!(f, "table directory {}: {}", path.display(), io_detail(source))
+            }
             Error::TableDir { path, detail } => {
                 write!(f, "table directory {}: {detail}", path.display())
             }
@@ -424,7 +447,10 @@ impl std::error::Error for Error {
     /// plotters', rayon's.
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Output { error, .. } | Error::Read { source: error, .. } => Some(error),
+            Error::Output { error, .. }
+            | Error::Read { source: error, .. }
+            | Error::TableRead { source: error, .. }
+            | Error::TableDirRead { source: error, .. } => Some(error),
             Error::NotAScanResult { source, .. } => Some(source),
             Error::Chart(e) => Some(e.as_ref()),
             Error::Encode { source, .. } => Some(source),

@@ -974,7 +974,10 @@ fn table_error(e: SyzygyError, pos: &Chess) -> Error {
                     format!("is shorter than its own header says: it is truncated or damaged; {check}")
                 }
                 ProbeError::Read { error } => {
-                    format!("cannot be read: {}", crate::error::io_detail(&error))
+                    return Error::TableRead {
+                        what: format!("{material}.{ext}"),
+                        source: error,
+                    }
                 }
                 ProbeError::Magic { magic } => format!(
                     "does not start with the magic bytes of a Syzygy .{ext} file (found {magic:02x?}): it is damaged, or not a table of this kind; {check}"

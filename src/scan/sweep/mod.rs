@@ -129,7 +129,7 @@ impl Progress<'_> {
 /// # Errors
 ///
 /// [`Error::MissingTables`] if a table of the material's closure is
-/// missing; [`Error::Table`] for unreadable or damaged tables;
+/// missing; [`Error::TableRead`] or [`Error::Table`] for unreadable or damaged tables;
 /// [`Error::Memory`] if the sweep could take more memory than `memory`
 /// allows (checked from the table headers before any work);
 /// [`Error::Inconsistent`] if the tables contradict themselves.

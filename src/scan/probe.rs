@@ -12,9 +12,9 @@ use crate::{
     chess::position::fen_of,
     chess::wdl::Wdl,
     error::Result,
+    model::enumerate::{Enumerator, Placement, WorkItem},
+    model::{ScanStats, Shard},
     probe::{DtzMemo, Prober},
-    scan::enumerate::{Enumerator, Placement, WorkItem},
-    scan::{ScanStats, Shard},
 };
 
 /// A predicate that restricts a scan to some positions (a claim's rule

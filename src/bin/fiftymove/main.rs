@@ -29,7 +29,7 @@ use fiftymove::{
     error::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER},
     human::human_bytes,
     memory::{parse_size, MemoryLimit},
-    scan::Shard,
+    model::Shard,
     solve::Cache,
     tables::{self, Inventory},
     Error,

@@ -6,9 +6,9 @@ use fiftymove::{
     chess::rule::{Metric, Rule},
     chess::wdl::Outcome,
     human::human_bytes,
+    model::ScanStats,
     probe::line::{Line, LineEnd},
     probe::ProbeReport,
-    scan::ScanStats,
     tables::{MemoryNeeds, TablesReport},
 };
 use serde::Serialize;
@@ -385,9 +385,9 @@ pub fn scan_text(out: &mut impl Write, s: &ScanStats) -> io::Result<()> {
             "{:<14} {:>15} {:>15}",
             "N-move rule", "White to move", "Black to move"
         )?;
-        for n in fiftymove::scan::RULES_COUNTED {
+        for n in fiftymove::model::RULES_COUNTED {
             let key = n.to_string();
-            let lost = |side: &fiftymove::scan::SideStats,
+            let lost = |side: &fiftymove::model::SideStats,
                         under: &std::collections::BTreeMap<String, u64>| {
                 side.wdl.win - under.get(&key).copied().unwrap_or(0)
             };

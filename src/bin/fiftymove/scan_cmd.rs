@@ -4,14 +4,13 @@
 use std::{io::Write, path::PathBuf};
 
 use fiftymove::{
-    model::Engine,
+    model::{
+        merge::{merge_shards, read_results},
+        Engine, ScanStats,
+    },
     output::write_atomically,
     probe::Prober,
-    scan::{
-        merge::{merge_shards, read_results},
-        probe::{scan_with_prober, ScanPlan},
-        ScanStats,
-    },
+    scan::probe::{scan_with_prober, ScanPlan},
     solve::{Cache, Metric, Progress, Rule, SolvePlan, Solver},
     Error,
 };

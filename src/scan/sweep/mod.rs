@@ -57,8 +57,8 @@ use crate::{
     chess::wdl::Wdl,
     error::{Error, Result},
     memory::MemoryLimit,
+    model::{DtzHistograms, Histogram, Longest, RawCounts, ScanStats, SideStats, WdlCounts},
     scan::probe::ScanPlan,
-    scan::{DtzHistograms, Histogram, Longest, RawCounts, ScanStats, SideStats, WdlCounts},
     tables::reader::{SweepError, SweepTable, TableKind},
     tables::Inventory,
 };

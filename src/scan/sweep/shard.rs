@@ -1,7 +1,7 @@
 //! Counting a small shard of a sweep by enumerating its positions.
 //!
 //! The counting pass of a whole table walks the indices in order, but a
-//! shard is a set of the probe engine's work items (`scan::enumerate`), and
+//! shard is a set of the probe engine's work items (`model::enumerate`), and
 //! finding which indices belong to it means building every position of the
 //! table and its orderings (`count_walked`): for one item of KNN v KNN's
 //! 30,000, three times the cost of the whole sweep. A shard of a few items
@@ -22,9 +22,9 @@ use crate::{
     chess::position::fen_of,
     chess::wdl::Wdl,
     error::{Error, Result},
-    scan::enumerate::{Enumerator, WorkItem},
+    model::enumerate::{Enumerator, WorkItem},
+    model::ScanStats,
     scan::probe::ScanPlan,
-    scan::ScanStats,
 };
 
 /// The work factor below which a shard is enumerated rather than walked:
@@ -93,7 +93,7 @@ fn record(
     sweep: &Sweep,
     plan: &ScanPlan,
     enumerator: &Enumerator,
-    placement: &crate::scan::enumerate::Placement,
+    placement: &crate::model::enumerate::Placement,
     part: &mut ScanStats,
 ) -> Result<()> {
     let board = enumerator.board(&placement.squares);

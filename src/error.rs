@@ -247,18 +247,9 @@ impl Error {
             | Error::TableDirRead { .. }
             | Error::TableDir { .. }
             | Error::Remote { .. } => EXIT_TABLES,
-            Error::Output { .. }
-            | Error::Memory { .. }
-            | Error::Inconsistent { .. }
-            | Error::TooDeep { .. }
-            | Error::SolveCache { .. }
-            | Error::Line { .. }
-            | Error::Claim { .. }
-            | Error::NoEngine { .. }
-            | Error::GeneratorStats { .. }
-            | Error::Chart(_)
-            | Error::Encode { .. }
-            | Error::Threads { .. } => EXIT_OTHER,
+            // Output, memory, a solve too deep, an inconsistency: as the
+            // contract says, anything the other codes do not cover.
+            _ => EXIT_OTHER,
         }
     }
 

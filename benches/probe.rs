@@ -7,7 +7,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use fiftymove::{
     chess::material::Material,
     chess::position::parse_fen,
-    probe::line::best_line,
+    probe::best_line,
     probe::{DtzMemo, Prober},
     scan::enumerate::Enumerator,
     tables::Inventory,

@@ -58,6 +58,21 @@ pub enum Error {
         /// What went wrong.
         detail: String,
     },
+    /// A table file that cannot be read: the I/O error, kept as the source.
+    TableRead {
+        /// The file, or the material when the file is not known.
+        what: String,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// A table directory that cannot be listed: the I/O error, kept as the
+    /// source.
+    TableDirRead {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
     /// A table directory that does not exist or cannot be listed.
     TableDir {
         /// The directory.
@@ -71,6 +86,22 @@ pub enum Error {
         path: PathBuf,
         /// What went wrong.
         detail: String,
+    },
+    /// An input file (scan results, catalogs) that cannot be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// A line of a results file that is not a scan result.
+    NotAScanResult {
+        /// The file.
+        path: PathBuf,
+        /// The line number, from 1.
+        line: usize,
+        /// The JSON decoder's error.
+        source: serde_json::Error,
     },
     /// Writing output failed.
     Output {
@@ -112,8 +143,79 @@ pub enum Error {
         /// What needed more, and how to go on.
         detail: String,
     },
-    /// Anything else; a bug or an unexpected state.
-    Other(String),
+    /// A state that should not arise: the tables, or an engine's reading
+    /// of them, contradict themselves (a position without an index, a
+    /// value no rule allows, no move reaching a position's value), or a
+    /// step was skipped. A defect in fiftymove, or damage that the md5
+    /// check (`tables --verify`) would catch.
+    Inconsistent {
+        /// The part that found it (`the sweep`, `the probe engine`, `the
+        /// solver`).
+        component: &'static str,
+        /// What it found.
+        detail: String,
+    },
+    /// A solve that goes deeper than the solver's values can hold.
+    TooDeep {
+        /// The material being solved.
+        material: String,
+        /// The metric, when it is not the DTZ of the plain solve (`DTR`).
+        metric: Option<&'static str>,
+        /// How deep it went.
+        detail: String,
+    },
+    /// A solve the cache should hold and does not give back.
+    SolveCache {
+        /// The material.
+        material: String,
+        /// The cache directory, when known.
+        dir: Option<PathBuf>,
+    },
+    /// A best-play line that does not end as best play must.
+    Line {
+        /// The FEN the line starts from.
+        start: String,
+        /// How it went wrong.
+        detail: String,
+    },
+    /// A claim that lacks what its check needs.
+    Claim {
+        /// The claim's id.
+        id: String,
+        /// What it lacks (`names no material`).
+        detail: String,
+    },
+    /// A material that no engine (tables, service or solver) takes.
+    NoEngine {
+        /// The material.
+        material: String,
+        /// Its number of pieces.
+        pieces: usize,
+    },
+    /// A line of the generator's published statistics that does not fit
+    /// their format.
+    GeneratorStats {
+        /// The line number, from 1.
+        line: usize,
+        /// The line.
+        text: String,
+    },
+    /// A chart that plotters cannot draw.
+    Chart(Box<dyn std::error::Error + Send + Sync>),
+    /// A document that cannot be encoded as JSON.
+    Encode {
+        /// Where it was to be written.
+        path: PathBuf,
+        /// The encoder's error.
+        source: serde_json::Error,
+    },
+    /// The worker threads (`--threads`) cannot be started.
+    Threads {
+        /// How many were asked for.
+        count: usize,
+        /// rayon's error.
+        source: rayon::ThreadPoolBuildError,
+    },
 }
 
 /// Exit code for success.
@@ -136,12 +238,26 @@ impl Error {
             | Error::Position { .. }
             | Error::Material { .. }
             | Error::Input { .. }
+            | Error::Read { .. }
+            | Error::NotAScanResult { .. }
             | Error::RemoteBudget { .. } => EXIT_BAD_INPUT,
             Error::MissingTables { .. }
             | Error::Table { .. }
+            | Error::TableRead { .. }
+            | Error::TableDirRead { .. }
             | Error::TableDir { .. }
             | Error::Remote { .. } => EXIT_TABLES,
-            Error::Output { .. } | Error::Memory { .. } | Error::Other(_) => EXIT_OTHER,
+            // Output, memory, a solve too deep, an inconsistency: as the
+            // contract says, anything the other codes do not cover.
+            _ => EXIT_OTHER,
+        }
+    }
+
+    /// Shorthand for an [`Error::Inconsistent`] error.
+    pub(crate) fn inconsistent(component: &'static str, detail: impl Into<String>) -> Error {
+        Error::Inconsistent {
+            component,
+            detail: detail.into(),
         }
     }
 
@@ -233,10 +349,22 @@ impl Error {
                 )
             }
             Error::Table { what, detail } => write!(f, "table {what}: {detail}"),
+            Error::TableRead { what, source } => {
+                write!(f, "table {what}: cannot be read: {}", io_detail(source))
+            }
+            Error::TableDirRead { path, source } => {
+                write!(f, "table directory {}: {}", path.display(), io_detail(source))
+            }
             Error::TableDir { path, detail } => {
                 write!(f, "table directory {}: {detail}", path.display())
             }
             Error::Input { path, detail } => write!(f, "{}: {detail}", path.display()),
+            Error::Read { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::NotAScanResult { path, line, source } => write!(
+                f,
+                "{}: line {line}: not a scan result ({source})",
+                path.display()
+            ),
             Error::Output { path, error } => {
                 write!(f, "cannot write {}: {error}", path.display())
             }
@@ -271,12 +399,57 @@ impl Error {
                 f,
                 "the tablebase service at {url}: {detail} (the request budget is {budget}: --remote-budget N)"
             ),
-            Error::Other(msg) => write!(f, "{msg}"),
+            Error::Inconsistent { detail, .. } => write!(f, "{detail}"),
+            Error::TooDeep {
+                material,
+                metric,
+                detail,
+            } => {
+                write!(f, "solving {material}")?;
+                if let Some(m) = metric {
+                    write!(f, " in {m}")?;
+                }
+                write!(f, ": {detail}")
+            }
+            Error::SolveCache { material, dir } => {
+                write!(f, "the solve of {material} cannot be read back")?;
+                if let Some(d) = dir {
+                    write!(f, " from {}", d.display())?;
+                }
+                Ok(())
+            }
+            Error::Line { start, detail } => write!(f, "the line from {start} {detail}"),
+            Error::Claim { id, detail } => write!(f, "claim {id} {detail}"),
+            Error::NoEngine { material, pieces } => {
+                write!(f, "no engine takes {material} ({pieces} pieces)")
+            }
+            Error::GeneratorStats { line, text } => {
+                write!(f, "generator statistics line {line}: '{text}'")
+            }
+            Error::Chart(e) => write!(f, "cannot draw a chart: {e}"),
+            Error::Encode { source, .. } => write!(f, "{source}"),
+            Error::Threads { count, source } => write!(f, "cannot start {count} threads: {source}"),
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    /// The error this one wraps, if any: an I/O error, the JSON encoder's,
+    /// plotters', rayon's.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Output { error, .. }
+            | Error::Read { source: error, .. }
+            | Error::TableRead { source: error, .. }
+            | Error::TableDirRead { source: error, .. } => Some(error),
+            Error::NotAScanResult { source, .. } => Some(source),
+            Error::Chart(e) => Some(e.as_ref()),
+            Error::Encode { source, .. } => Some(source),
+            Error::Threads { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
 
 /// An I/O error as a message detail, with a hint where the fix is known:
 /// running out of file descriptors says to raise `ulimit -n`.
@@ -389,4 +562,78 @@ pub fn quiet_table_panics() {
 fn short_path(file: &str) -> String {
     let parts: Vec<&str> = file.split(['/', '\\']).collect();
     parts[parts.len().saturating_sub(3)..].join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The typed variants say what the untyped messages they replaced said.
+    #[test]
+    fn typed_messages() {
+        let cases = [
+            (
+                Error::TooDeep {
+                    material: "KQvK".into(),
+                    metric: Some("DTR"),
+                    detail: "a depth beyond 9 plies".into(),
+                },
+                "solving KQvK in DTR: a depth beyond 9 plies",
+            ),
+            (
+                Error::SolveCache {
+                    material: "KQvK".into(),
+                    dir: Some("/c".into()),
+                },
+                "the solve of KQvK cannot be read back from /c",
+            ),
+            (
+                Error::Line {
+                    start: "8/8 w".into(),
+                    detail: "did not end within 9 plies".into(),
+                },
+                "the line from 8/8 w did not end within 9 plies",
+            ),
+            (
+                Error::Claim {
+                    id: "x".into(),
+                    detail: "names no winner".into(),
+                },
+                "claim x names no winner",
+            ),
+            (
+                Error::NoEngine {
+                    material: "KQvK".into(),
+                    pieces: 3,
+                },
+                "no engine takes KQvK (3 pieces)",
+            ),
+            (
+                Error::GeneratorStats {
+                    line: 3,
+                    text: "x".into(),
+                },
+                "generator statistics line 3: 'x'",
+            ),
+        ];
+        for (e, text) in cases {
+            assert_eq!(e.to_string(), text);
+            assert_eq!(e.exit_code(), EXIT_OTHER);
+        }
+    }
+
+    /// A wrapped error is the source, for callers that walk the chain.
+    #[test]
+    fn wrapped_errors_are_sources() {
+        use std::error::Error as _;
+        let e = Error::Output {
+            path: "/x".into(),
+            error: io::Error::other("disk full"),
+        };
+        assert_eq!(e.source().unwrap().to_string(), "disk full");
+        let e = Error::Chart(Box::new(io::Error::other("no font")));
+        assert_eq!(e.to_string(), "cannot draw a chart: no font");
+        assert_eq!(e.source().unwrap().to_string(), "no font");
+        assert!(Error::inconsistent("the sweep", "x").source().is_none());
+    }
 }

@@ -8,10 +8,9 @@
 //! |---|---|
 //! | [`report`] | Markdown and HTML reports with SVG charts |
 //! | [`claims`] | the claim catalog, filters, verdicts and evidence, the verifier, the records |
-//! | [`solve`] | the retrograde solver (no table files) |
-//! | [`scan`] | the statistics document, enumeration, the probe and sweep scans, merge |
-//! | [`probe`] | the probe engine (exact DTZ) and best-play lines |
+//! | [`solve`], [`scan`], [`probe`] | the engines, peers that fill the model's documents: the retrograde solver (no table files), the probe and sweep scans of whole tables, the probe engine (exact DTZ, one position) |
 //! | [`tables`] | table discovery, md5 checks, the streaming table reader |
+//! | [`model`] | what every engine shares: the statistics document and its enumeration and merge, the position report, the best-play line and its oracle, the rules that settle a rounded DTZ, the engines' names |
 //! | [`chess`] | material, positions, the five-valued evaluation |
 //! | [`error`], [`output`], [`human`], [`memory`], [`dirs`], [`build_id`] | errors and exit codes, atomic writes, numbers for people, memory limits, the cache directory, the build id that keys cached results |
 //!
@@ -37,6 +36,7 @@ pub mod dirs;
 pub mod error;
 pub mod human;
 pub mod memory;
+pub mod model;
 pub mod output;
 pub mod probe;
 pub mod report;
@@ -52,9 +52,6 @@ pub use chess::{
 pub use claims::{Claim, ClaimResult, Verdict, Verifier};
 pub use error::{Error, Result};
 pub use memory::{parse_size, MemoryLimit};
-pub use probe::{
-    line::{best_line, Line},
-    Prober,
-};
+pub use probe::{best_line, line::Line, Prober};
 pub use scan::{probe::ScanPlan, ScanStats, Shard};
 pub use tables::Inventory;

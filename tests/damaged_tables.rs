@@ -9,8 +9,8 @@ mod hostile_common;
 use std::{fs, os::unix::fs::PermissionsExt, process::Command};
 
 use fiftymove::{
-    chess::material::Material, chess::position::parse_fen, error::EXIT_TABLES,
-    probe::line::best_line, probe::Prober, tables::Verification, Error,
+    chess::material::Material, chess::position::parse_fen, error::EXIT_TABLES, probe::best_line,
+    probe::Prober, tables::Verification, Error,
 };
 use hostile_common::{expect_error, expect_ok, ScratchTables, BAD_INPUT, OK, TABLES};
 use shakmaty::{Chess, Color, Piece, Setup, Square};

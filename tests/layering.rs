@@ -347,6 +347,37 @@ fn imports_follow_the_crate_layer_order() {
     }
 }
 
+/// The engines fill the model's documents as peers (issue 41): the solver
+/// reads no table file and no other engine, the probe engine no scan, and
+/// the model knows no engine and no table. The `Layer:` paragraphs say so
+/// too; this states it whatever they say.
+#[test]
+fn the_engines_are_peers_over_the_model() {
+    let modules: BTreeSet<String> = layers().into_iter().flatten().collect();
+    let refs = references(&modules);
+    let forbidden = [
+        ("solve", "probe"),
+        ("solve", "scan"),
+        ("solve", "tables"),
+        ("probe", "scan"),
+        ("probe", "solve"),
+        ("scan", "solve"),
+        ("model", "probe"),
+        ("model", "scan"),
+        ("model", "solve"),
+        ("model", "tables"),
+    ];
+    let against: Vec<&Reference> = refs
+        .iter()
+        .filter(|r| forbidden.contains(&(r.from.as_str(), r.to.as_str())))
+        .collect();
+    assert!(
+        against.is_empty(),
+        "imports between the engines, or from the model up to them:\n{}",
+        list(&against)
+    );
+}
+
 /// Each module's own `Layer:` paragraph names every module above the
 /// foundation (the table's last row) that it uses, and it uses none that
 /// the paragraph says it does not use.

@@ -85,26 +85,44 @@ impl<'de> Deserialize<'de> for Rule {
     }
 }
 
-/// What the solver computes per position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// A metric: what the solver computes per position (DTZ, DTM, DTR; see
+/// [`Metric::solved`]), and what a claim is stated in (DTZ, DTC, DTM, or a
+/// rule of play).
+///
+/// The command line offers the solver's three (`--metric`); the variant
+/// docs are their help.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Metric {
-    /// Depth to the zeroing move under the rule (DTZ50'' with `2N`).
+    /// Depth to the zeroing move under the rule (DTZ50'' with 2N plies).
     Dtz,
+    /// Distance to conversion (capture or promotion); DTZ without pawns.
+    #[value(skip)]
+    Dtc,
     /// Depth to mate, with no rule.
     Dtm,
-    /// Depth by the rule: the least rule (in plies) under which the
-    /// position is won.
+    /// Depth by the rule: the least N-move rule (in plies, 2N) under which
+    /// the position is won.
     Dtr,
+    /// A rule of play, not a statement about positions (claims only).
+    #[value(skip)]
+    Rule,
 }
 
 impl Metric {
-    /// The lower-case name.
+    /// The lower-case name used in JSON and text.
     pub fn as_str(self) -> &'static str {
         match self {
             Metric::Dtz => "dtz",
+            Metric::Dtc => "dtc",
             Metric::Dtm => "dtm",
             Metric::Dtr => "dtr",
+            Metric::Rule => "rule",
         }
+    }
+
+    /// Whether the solver computes it: DTZ, DTM and DTR.
+    pub fn solved(self) -> bool {
+        matches!(self, Metric::Dtz | Metric::Dtm | Metric::Dtr)
     }
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::{san::SanPlus, Chess, Color, Position};
 
 use super::filter::Filter;
+pub use crate::chess::rule::Metric;
 use crate::{
     chess::material::Material,
     chess::position::parse_fen,
@@ -14,33 +15,6 @@ use crate::{
 
 /// The catalog shipped with fiftymove (`data/claims.toml`).
 pub const CATALOG_TOML: &str = include_str!("../../data/claims.toml");
-
-/// The metric a claim is stated in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Metric {
-    /// Distance to zeroing (capture or pawn move): what move-count rules
-    /// count, and what Syzygy stores.
-    Dtz,
-    /// Distance to conversion (capture or promotion); DTZ without pawns.
-    Dtc,
-    /// Distance to mate; not in Syzygy.
-    Dtm,
-    /// A rule of play, not a statement about positions.
-    Rule,
-}
-
-impl Metric {
-    /// The lowercase name used in JSON and text.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Metric::Dtz => "dtz",
-            Metric::Dtc => "dtc",
-            Metric::Dtm => "dtm",
-            Metric::Rule => "rule",
-        }
-    }
-}
 
 /// What "generally" means in a [`Check::Generally`] claim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -177,6 +151,10 @@ impl Claim {
             f.validate()?;
         }
         let testable = self.check != Check::None;
+        // DTR is the solver's own metric: no claim is stated in it.
+        if self.metric == Metric::Dtr {
+            return Err("metric must be dtz, dtc, dtm or rule".into());
+        }
         if self.metric == Metric::Rule && testable {
             return Err("metric \"rule\" goes with check kind \"none\"".into());
         }

@@ -5,7 +5,6 @@ use std::{collections::BTreeMap, fmt};
 use serde::{Deserialize, Serialize};
 
 use super::catalog::Metric;
-use crate::chess::rule::Metric as SolveMetric;
 use crate::{
     chess::wdl::Wdl,
     probe::line::{Line, Phase},
@@ -113,7 +112,7 @@ pub struct Witness {
     pub dtz: u32,
     /// The metric of `dtz` when it is not DTZ.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metric: Option<SolveMetric>,
+    pub metric: Option<Metric>,
     /// The length of its first phase in plies, read from the line.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phase_plies: Option<u32>,

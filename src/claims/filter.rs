@@ -192,10 +192,11 @@ mod tests {
     }
 
     #[test]
-    fn troitsky_line_black_pawn() {
+    fn troitsky_line_both_colours() {
         let f = Filter::KnightBlockadesPawnBehindTroitskyLine(true);
-        // On the line, blockaded by a white knight directly in front.
-        for (pawn, knight) in [
+        // On the line, blockaded by a white knight directly in front, and
+        // further back; then one step past the line.
+        let blockaded = [
             ("a4", "a3"),
             ("b6", "b5"),
             ("c5", "c4"),
@@ -204,22 +205,12 @@ mod tests {
             ("f5", "f4"),
             ("g6", "g5"),
             ("h4", "h3"),
-            // Further back.
             ("a7", "a6"),
             ("b7", "b6"),
             ("d6", "d5"),
-        ] {
-            let fen = board_fen(&[
-                ("K", "h8"),
-                ("N", knight),
-                ("N", "e8"),
-                ("k", "a1"),
-                ("p", pawn),
-            ]);
-            assert!(f.matches(&pos(&fen)), "{pawn} blockaded on {knight}: {fen}");
-        }
-        // One step past the line.
-        for (pawn, knight) in [
+            ("e7", "e6"),
+        ];
+        let past = [
             ("a3", "a2"),
             ("b5", "b4"),
             ("c4", "c3"),
@@ -228,7 +219,9 @@ mod tests {
             ("f4", "f3"),
             ("g5", "g4"),
             ("h3", "h2"),
-        ] {
+        ];
+        let cases = blockaded.map(|c| (c, true)).into_iter();
+        for ((pawn, knight), behind) in cases.chain(past.map(|c| (c, false))) {
             let fen = board_fen(&[
                 ("K", "h8"),
                 ("N", knight),
@@ -236,7 +229,22 @@ mod tests {
                 ("k", "a1"),
                 ("p", pawn),
             ]);
-            assert!(!f.matches(&pos(&fen)), "{pawn} past the line: {fen}");
+            assert_eq!(f.matches(&pos(&fen)), behind, "{pawn} / {knight}: {fen}");
+            // The same with the colours swapped and the board mirrored
+            // top to bottom: a white pawn, its line mirrored too.
+            let mirror = |sq: &str| format!("{}{}", &sq[..1], 9 - sq[1..].parse::<u8>().unwrap());
+            let fen = board_fen(&[
+                ("k", "h1"),
+                ("n", &mirror(knight)),
+                ("n", "e1"),
+                ("K", "a8"),
+                ("P", &mirror(pawn)),
+            ]);
+            assert_eq!(
+                f.matches(&pos(&fen)),
+                behind,
+                "{pawn} / {knight} mirrored: {fen}"
+            );
         }
         // Behind the line but not blockaded (knight beside, or a king in front).
         let fen = board_fen(&[
@@ -257,65 +265,56 @@ mod tests {
         assert!(!f.matches(&pos(&fen)));
     }
 
-    #[test]
-    fn troitsky_line_white_pawn_mirrors() {
-        let f = Filter::KnightBlockadesPawnBehindTroitskyLine(true);
-        for (pawn, knight, ok) in [
-            ("a5", "a6", true),
-            ("b3", "b4", true),
-            ("c4", "c5", true),
-            ("d5", "d6", true),
-            ("e5", "e6", true),
-            ("f4", "f5", true),
-            ("g3", "g4", true),
-            ("h5", "h6", true),
-            ("a6", "a7", false),
-            ("b4", "b5", false),
-            ("g4", "g5", false),
-            ("e2", "e3", true),
-        ] {
-            let fen = board_fen(&[
-                ("k", "h8"),
-                ("n", knight),
-                ("n", "e8"),
-                ("K", "a1"),
-                ("P", pawn),
-            ]);
-            assert_eq!(f.matches(&pos(&fen)), ok, "{pawn} / {knight}: {fen}");
+    /// Whether `f` matches each FEN as expected.
+    fn assert_matches(f: &Filter, cases: &[(&str, bool)]) {
+        for (fen, expected) in cases {
+            assert_eq!(f.matches(&pos(fen)), *expected, "{f:?} {fen}");
         }
     }
 
     #[test]
     fn pawn_on_relative_rank() {
-        let f = Filter::PawnOnRelativeRank(7);
-        assert!(f.matches(&pos("7k/4P3/8/8/8/8/8/K7 w - - 0 1")));
-        assert!(!f.matches(&pos("7k/8/4P3/8/8/8/8/K7 w - - 0 1")));
-        assert!(f.matches(&pos("7k/8/8/8/8/8/4p3/K7 w - - 0 1")));
+        assert_matches(
+            &Filter::PawnOnRelativeRank(7),
+            &[
+                ("7k/4P3/8/8/8/8/8/K7 w - - 0 1", true),
+                ("7k/8/4P3/8/8/8/8/K7 w - - 0 1", false),
+                ("7k/8/8/8/8/8/4p3/K7 w - - 0 1", true),
+            ],
+        );
     }
 
     #[test]
     fn krp_kbp_clause() {
-        let f = Filter::KrpKbpA2A3(true);
-        // White rook side, a2/a3, dark-squared black bishop (c1 is dark).
-        assert!(f.matches(&pos("7k/8/8/8/8/p7/P7/K1b4R b - - 0 1")));
-        // Light-squared bishop: no.
-        assert!(!f.matches(&pos("7k/8/8/8/8/p7/P7/K2b3R b - - 0 1")));
-        // h2/h3 with a light-squared bishop (d1 is light).
-        assert!(f.matches(&pos("k7/8/8/8/8/7p/R6P/3b3K b - - 0 1")));
-        // Colours reversed: black rook side a7, white pawn a6, light bishop.
-        assert!(f.matches(&pos("k1B4r/p7/P7/8/8/8/8/7K w - - 0 1")));
-        assert!(!f.matches(&pos("k2B3r/p7/P7/8/8/8/8/7K w - - 0 1")));
+        assert_matches(
+            &Filter::KrpKbpA2A3(true),
+            &[
+                // White rook side, a2/a3, dark-squared black bishop (c1 is dark).
+                ("7k/8/8/8/8/p7/P7/K1b4R b - - 0 1", true),
+                // Light-squared bishop: no.
+                ("7k/8/8/8/8/p7/P7/K2b3R b - - 0 1", false),
+                // h2/h3 with a light-squared bishop (d1 is light).
+                ("k7/8/8/8/8/7p/R6P/3b3K b - - 0 1", true),
+                // Colours reversed: black rook side a7, white pawn a6, light bishop.
+                ("k1B4r/p7/P7/8/8/8/8/7K w - - 0 1", true),
+                ("k2B3r/p7/P7/8/8/8/8/7K w - - 0 1", false),
+            ],
+        );
     }
 
     #[test]
     fn bishop_pair_on_opposite_colours() {
-        let f = Filter::BishopsOnOppositeColours(true);
-        // c1 is dark, f1 light: a pair.
-        assert!(f.matches(&pos("4k3/8/8/8/8/8/8/2B1KB1n w - - 0 1")));
-        // c1 and e3 are both dark.
-        assert!(!f.matches(&pos("4k3/8/8/8/8/4B3/8/2B1K2n w - - 0 1")));
-        // A side with one bishop, or none, is not constrained.
-        assert!(f.matches(&pos("4k3/8/8/8/8/8/8/2B1K2n w - - 0 1")));
+        assert_matches(
+            &Filter::BishopsOnOppositeColours(true),
+            &[
+                // c1 is dark, f1 light: a pair.
+                ("4k3/8/8/8/8/8/8/2B1KB1n w - - 0 1", true),
+                // c1 and e3 are both dark.
+                ("4k3/8/8/8/8/4B3/8/2B1K2n w - - 0 1", false),
+                // A side with one bishop, or none, is not constrained.
+                ("4k3/8/8/8/8/8/8/2B1K2n w - - 0 1", true),
+            ],
+        );
     }
 
     fn board_fen(pieces: &[(&str, &str)]) -> String {

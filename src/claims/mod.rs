@@ -9,7 +9,7 @@
 //! catalog holds only what was claimed.
 //!
 //! Layer: above [`crate::solve`], [`crate::scan`], [`crate::probe`],
-//! [`crate::tables`] and [`crate::chess`], which it uses. The reports and
+//! [`crate::tables`], [`crate::model`] and [`crate::chess`], which it uses. The reports and
 //! the binary use it.
 
 mod catalog;
@@ -24,8 +24,9 @@ pub use self::catalog::{
 };
 pub use self::evidence::{ClaimResult, Evidence, LineSummary, SideEvidence, Verdict, Witness};
 pub use self::filter::Filter;
-pub use self::source::{Engine, Hooks, Quiet, Request, Sourced, Sources, StatsCache, SWEEP_UNITS};
+pub use self::source::{Hooks, Quiet, Request, Sourced, Sources, StatsCache, SWEEP_UNITS};
 pub use self::verifier::{official_sizes, Verifier};
+pub use crate::model::Engine;
 
 /// Most pieces of a material that `claims`, `records` and `report` solve
 /// whole. The solver takes six (`solve`, `probe --rule`), but a 6-piece

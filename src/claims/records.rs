@@ -12,7 +12,7 @@ use crate::{
     chess::wdl::Wdl,
     claims::{parse_catalog, Claim, ClaimResult, LineSummary, Verifier},
     error::Result,
-    scan::ScanStats,
+    model::ScanStats,
     tables::{complete_tables, Inventory},
 };
 

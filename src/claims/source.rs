@@ -34,11 +34,12 @@ use crate::{
     chess::{material::Material, rule::Metric, rule::Rule},
     error::{Error, Result},
     memory::MemoryLimit,
+    model::{Engine, ScanStats},
     output::write_atomically,
+    probe::Prober,
     scan::{
-        probe::ScanPlan,
+        probe::{scan_with_prober, ScanPlan},
         sweep::{scan_with_sweep_plans, PROGRESS_UNITS},
-        ScanStats,
     },
     solve::{self, SolvePlan, Solver},
     tables::{checksums, Inventory},
@@ -55,24 +56,16 @@ pub struct Request {
     pub metric: Metric,
 }
 
-/// Which engine made a document.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Engine {
-    /// The sweep of the Syzygy tables.
-    Sweep,
-    /// The retrograde solver, with no table file.
-    Solve,
-}
-
-impl Engine {
-    /// How the evidence names it.
-    pub fn describe(self, metric: Metric) -> String {
-        match self {
-            Engine::Sweep => "the Syzygy tables (sweep engine)".into(),
-            Engine::Solve => format!("fiftymove's solver ({})", metric.as_str()),
-        }
-    }
+/// The scan plans of a batch of requests of `material`: one per filter.
+fn scan_plans(material: Material, todo: &[(Request, Key)]) -> Vec<ScanPlan> {
+    todo.iter()
+        .map(|(r, _)| ScanPlan {
+            material,
+            shard: None,
+            raw: false,
+            filter: r.filter.as_ref().map(Filter::to_position_filter),
+        })
+        .collect()
 }
 
 /// A document and the engine that made it.
@@ -351,7 +344,7 @@ impl<'a> Sources<'a> {
     fn key(&self, r: &Request, engine: Engine) -> Key {
         let tables = match engine {
             Engine::Solve => String::new(),
-            Engine::Sweep => {
+            Engine::Probe | Engine::Sweep => {
                 let mut h = Md5::new();
                 for file in r.material.closure_files() {
                     let part = match (self.verified, checksums::official(&file)) {
@@ -396,7 +389,7 @@ impl<'a> Sources<'a> {
     ///
     /// # Errors
     ///
-    /// Table, memory and solver errors; [`Error::Other`] for a material no
+    /// Table, memory and solver errors; [`Error::NoEngine`] for a material no
     /// engine takes.
     pub fn fetch(&self, r: &Request) -> Result<Sourced> {
         if let Some(s) = self
@@ -407,12 +400,9 @@ impl<'a> Sources<'a> {
         {
             return Ok(s.clone());
         }
-        let engine = self.engine_for(r).ok_or_else(|| {
-            Error::Other(format!(
-                "no engine takes {} ({} pieces)",
-                r.material,
-                r.material.piece_count()
-            ))
+        let engine = self.engine_for(r).ok_or_else(|| Error::NoEngine {
+            material: r.material.to_string(),
+            pieces: r.material.piece_count(),
         })?;
         // The batch: this request and the others wanted of its material and
         // metric that the cache does not hold.
@@ -453,16 +443,17 @@ impl<'a> Sources<'a> {
     fn make(&self, todo: &[(Request, Key)], engine: Engine) -> Result<Vec<ScanStats>> {
         let material = todo[0].0.material;
         match engine {
-            Engine::Sweep => {
-                let plans: Vec<ScanPlan> = todo
+            Engine::Probe => {
+                // Never chosen (the sweep is faster), but it fills the same
+                // document: one probe per position.
+                let prober = Prober::new(self.inventory.open()?);
+                scan_plans(material, todo)
                     .iter()
-                    .map(|(r, _)| ScanPlan {
-                        material,
-                        shard: None,
-                        raw: false,
-                        filter: r.filter.as_ref().map(Filter::to_position_filter),
-                    })
-                    .collect();
+                    .map(|plan| scan_with_prober(&prober, plan, &|_| {}))
+                    .collect()
+            }
+            Engine::Sweep => {
+                let plans = scan_plans(material, todo);
                 let what = format!(
                     "scan {material}{}",
                     if plans.len() > 1 {
@@ -485,7 +476,12 @@ impl<'a> Sources<'a> {
                 let pawns = todo
                     .iter()
                     .find_map(|(r, _)| r.filter.as_ref().and_then(Filter::frozen_pawns))
-                    .ok_or_else(|| Error::Other(format!("no slice of {material} to solve")))?;
+                    .ok_or_else(|| {
+                        Error::inconsistent(
+                            "the claims' sources",
+                            format!("no slice of {material} to solve"),
+                        )
+                    })?;
                 let plans = self.solve_plans(material, todo);
                 self.solver
                     .frozen_stats_many(&plans, &pawns, self.hooks.solve())

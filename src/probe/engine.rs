@@ -7,7 +7,6 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
 use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Move, Position, Role};
 use shakmaty_syzygy::{MaybeRounded, ProbeError, SyzygyError, Tablebase};
 
@@ -16,10 +15,11 @@ mod natural;
 use crate::{
     chess::{
         material::Material,
-        rule::{Metric, Rule},
-        wdl::{outcome_with_clock, Outcome, Wdl},
+        wdl::{outcome_with_clock, Wdl},
     },
     error::{guard_table_read, Error, Result},
+    model::dtz::{self, Dtz, RoundedDtz},
+    model::report::{MoveEval, MoveInexact, NotExact, ProbeReport},
     tables::remote::Remote,
 };
 
@@ -34,92 +34,6 @@ fn wdl_from_syzygy(wdl: shakmaty_syzygy::Wdl) -> Wdl {
     }
 }
 
-/// What one legal move leads to.
-#[derive(Clone, Debug, Serialize)]
-pub struct MoveEval {
-    /// The move in UCI notation.
-    pub uci: String,
-    /// The move in SAN.
-    pub san: String,
-    /// WDL of the position after the move, for the side then to move.
-    pub wdl: Wdl,
-    /// Exact DTZ of the position after the move, for the side then to move.
-    pub dtz: i32,
-    /// Whether the move is a capture or a pawn move.
-    pub zeroing: bool,
-    /// Present only when `dtz` (or `wdl`) is not exact: a tablebase
-    /// service's request budget ran out first (`--remote-budget`).
-    #[serde(flatten)]
-    pub inexact: Option<MoveInexact>,
-    /// The DTZ this move gives the mover if played in a decisive position
-    /// (`None` if it does not keep the mover's result).
-    #[serde(skip)]
-    pub(crate) mover_dtz: Option<i32>,
-}
-
-/// Everything `probe` reports for one position.
-#[derive(Clone, Debug, Serialize)]
-pub struct ProbeReport {
-    /// The position's FEN.
-    pub fen: String,
-    /// The material, White first, as on the board.
-    pub material: String,
-    /// Five-valued WDL (clock 0).
-    pub wdl: Wdl,
-    /// Exact DTZ in plies, signed from the side to move.
-    pub dtz: i32,
-    /// The FEN's halfmove clock.
-    pub halfmove_clock: u32,
-    /// The result given that clock.
-    pub outcome_with_clock: Outcome,
-    /// Every legal move, best first for the side to move.
-    pub moves: Vec<MoveEval>,
-    /// The engine, when it is not the Syzygy tables (`solve`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub engine: Option<String>,
-    /// The move-limit rule the values are under, for a solver's answer.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rule: Option<Rule>,
-    /// The metric of `dtz` and `moves[].dtz`, for a solver's answer.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub metric: Option<Metric>,
-    /// Present only when some value of the report is not exact (a
-    /// tablebase service's request budget ran out first): the label, what
-    /// is known, and how to make it exact.
-    #[serde(flatten)]
-    pub inexact: Option<NotExact>,
-}
-
-/// A move's values when they are not exact (docs/remote.md).
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-pub struct MoveInexact {
-    /// The two values the DTZ may have ("n or n+1" plies), smaller
-    /// magnitude first; `dtz` holds the first.
-    pub dtz_range: [i32; 2],
-    /// The two results it may be, where the DTZ range straddles 100 plies
-    /// (win or cursed win); `wdl` holds the first.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub wdl_range: Option<[Wdl; 2]>,
-}
-
-/// The label of a report that is not wholly exact (docs/remote.md).
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-pub struct NotExact {
-    /// Always `false`: the report holds a value that is not exact.
-    pub exact: bool,
-    /// The position's own DTZ range, when its DTZ is not exact.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dtz_range: Option<[i32; 2]>,
-    /// The position's two possible results, when they differ.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub wdl_range: Option<[Wdl; 2]>,
-    /// The two verdicts under the 50-move rule, when they differ.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub outcome_range: Option<[Outcome; 2]>,
-    /// Why it is not exact, and how to make it exact.
-    pub not_exact: String,
-}
-
 /// A position's values: exact, or what is known when a service's request
 /// budget ran out first.
 #[derive(Clone, Copy, Debug)]
@@ -130,15 +44,9 @@ struct Value {
     alt: Option<(Wdl, i32)>,
 }
 
-/// The result a DTZ implies (clock 0).
+/// The result a DTZ implies (clock 0): [`Dtz::wdl`].
 fn wdl_of_dtz(dtz: i32) -> Wdl {
-    match (dtz.signum(), dtz.abs() <= 100) {
-        (0, _) => Wdl::Draw,
-        (1, true) => Wdl::Win,
-        (1, false) => Wdl::CursedWin,
-        (_, true) => Wdl::Loss,
-        (_, false) => Wdl::BlessedLoss,
-    }
+    Dtz(dtz).wdl()
 }
 
 /// Whether `e` says that a service's request budget ran out.
@@ -338,27 +246,15 @@ impl Prober {
                 let n = v.abs();
                 let sign = v.signum();
                 let loser = if sign > 0 { !pos.turn() } else { pos.turn() };
+                let rounded = RoundedDtz {
+                    plies: n,
+                    mover_wins: sign > 0,
+                };
                 let magnitude = if phase_parity_is_natural(pos, loser) {
-                    // The phase must end with the winner's move, so the
-                    // winner to move has an odd DTZ and the loser to move
-                    // an even one. Of n and n+1, exactly one fits.
-                    let odd = sign > 0;
-                    if (n % 2 == 1) == odd {
-                        n
-                    } else {
-                        n + 1
-                    }
+                    rounded.by_parity()
                 } else {
-                    // The truth is n or n+1 in magnitude. The winner
-                    // (minimising) reaches n iff some move scores n; the
-                    // loser (maximising) reaches n+1 iff some move scores
-                    // n+1.
-                    let target = if sign > 0 { n } else { n + 1 };
-                    let hit = self.some_move_scores(pos, sign, target, memo)?;
-                    match (sign > 0, hit) {
-                        (true, true) | (false, false) => n,
-                        (true, false) | (false, true) => n + 1,
-                    }
+                    let target = rounded.search_target();
+                    rounded.by_search(self.some_move_scores(pos, sign, target, memo)?)
                 };
                 sign * magnitude
             }
@@ -532,7 +428,7 @@ impl Prober {
     ///
     /// # Errors
     ///
-    /// As for [`Prober::wdl`]; [`Error::Other`] if the tables contradict
+    /// As for [`Prober::wdl`]; [`Error::Inconsistent`] if the tables contradict
     /// themselves (no move achieves the position's DTZ).
     pub fn best_move(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<Option<(Move, i32)>> {
         let dtz = self.dtz_memo(pos, memo)?;
@@ -541,10 +437,13 @@ impl Prober {
         }
         match self.first_move_scoring(pos, dtz.signum(), dtz.abs(), memo)? {
             Some(m) => Ok(Some((m, dtz))),
-            None => Err(Error::Other(format!(
-                "no move of {} achieves its DTZ {dtz}; the tables are inconsistent",
-                crate::chess::position::fen_of(pos)
-            ))),
+            None => Err(Error::inconsistent(
+                "the probe engine",
+                format!(
+                    "no move of {} achieves its DTZ {dtz}; the tables are inconsistent",
+                    crate::chess::position::fen_of(pos)
+                ),
+            )),
         }
     }
 
@@ -1000,43 +899,15 @@ fn trusted(raw: MaybeRounded<i32>) -> MaybeRounded<i32> {
     }
 }
 
-/// Whether every phase of this material, with `loser` losing, must end with
-/// the winner's move.
-///
-/// The loser makes a phase's zeroing move only when forced: in a position
-/// where every legal move is zeroing, and still lost after it (any other
-/// move would score more). Without pawns, the loser's zeroing moves are
-/// captures. If every capture the loser can make leaves the winner unable to
-/// win (a bare king, or a single minor piece against a bare king), no such
-/// position exists, and DTZ parity is fixed: odd for the winner to move,
-/// even for the loser to move. That settles a rounded "n or n+1" at once;
-/// otherwise the successors are searched.
+/// Whether every phase of `pos`'s material, with `loser` losing, must end
+/// with the winner's move ([`dtz::phase_parity_is_natural`]). That settles
+/// a rounded "n or n+1" at once; otherwise the successors are searched.
 fn phase_parity_is_natural(pos: &Chess, loser: Color) -> bool {
     let Ok(material) = Material::from_board(pos.board()) else {
         return false;
     };
-    let (x, y) = (material.side(loser), material.side(!loser));
-    if x.count(Role::Pawn) > 0 {
-        return false;
-    }
-    let bare_loser = x.total() == 1;
-    [
-        Role::Queen,
-        Role::Rook,
-        Role::Bishop,
-        Role::Knight,
-        Role::Pawn,
-    ]
-    .into_iter()
-    .filter(|role| y.count(*role) > 0)
-    .all(|captured| {
-        let left = y.total() - 1; // the winner's pieces after the capture, king included
-        let lone_minor = left == 2
-            && (y.count(Role::Bishop) + y.count(Role::Knight))
-                - u8::from(matches!(captured, Role::Bishop | Role::Knight))
-                == 1;
-        left == 1 || (lone_minor && bare_loser)
-    })
+    let by_role = |c| Role::ALL.map(|r| material.side(c).count(r));
+    dtz::phase_parity_is_natural(&by_role(loser), &by_role(!loser))
 }
 
 /// The mover's DTZ magnitude for a zeroing (or mating) move into a position
@@ -1103,7 +974,10 @@ fn table_error(e: SyzygyError, pos: &Chess) -> Error {
                     format!("is shorter than its own header says: it is truncated or damaged; {check}")
                 }
                 ProbeError::Read { error } => {
-                    format!("cannot be read: {}", crate::error::io_detail(&error))
+                    return Error::TableRead {
+                        what: format!("{material}.{ext}"),
+                        source: error,
+                    }
                 }
                 ProbeError::Magic { magic } => format!(
                     "does not start with the magic bytes of a Syzygy .{ext} file (found {magic:02x?}): it is damaged, or not a table of this kind; {check}"
@@ -1124,6 +998,7 @@ fn table_error(e: SyzygyError, pos: &Chess) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::wdl::Outcome;
 
     #[test]
     fn clock_edges() {

@@ -1,11 +1,16 @@
 //! Charts as SVG, drawn with plotters' SVG backend: DTZ and DTM
 //! histograms, and the wins each move-limit rule cuts short (from DTR).
 
-use plotters::prelude::*;
+use std::ops::Range;
+
+use plotters::{
+    coord::{combinators::LogCoord, types::RangedCoordf64},
+    prelude::*,
+};
 
 use crate::{
     error::{Error, Result},
-    scan::{Histogram, RULES_COUNTED},
+    model::{Histogram, RULES_COUNTED},
 };
 
 /// Which histogram of a side to move.
@@ -21,8 +26,69 @@ pub enum HistKind {
     MateLoss,
 }
 
-fn plot_err(e: impl std::fmt::Display) -> Error {
-    Error::Other(format!("cannot draw a chart: {e}"))
+fn plot_err(e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::Chart(Box::new(e))
+}
+
+/// The axes of a chart: `x` linear, counts on a log scale from 0.5 (so
+/// that a count of 1 shows) to twice `max_y`.
+struct Axes {
+    x: Range<f64>,
+    max_y: f64,
+    x_desc: &'static str,
+    y_desc: &'static str,
+}
+
+/// A chart drawn by `draw` in the frame every chart here shares.
+type LogChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, LogCoord<f64>>>;
+
+/// An SVG document of 720 by 300 with `title`, the mesh of `axes`, what
+/// `draw` puts on it, and the legend at the upper right: the frame both
+/// charts share, so that they look alike.
+fn log_chart_svg(
+    title: &str,
+    axes: Axes,
+    draw: impl FnOnce(&mut LogChart<'_, '_>) -> Result<()>,
+) -> Result<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (720, 300)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(64)
+            .build_cartesian_2d(axes.x, (0.5f64..axes.max_y * 2.0).log_scale())
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_desc(axes.x_desc)
+            .y_desc(axes.y_desc)
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| {
+                if *y >= 1.0 {
+                    format!("{y:.0}")
+                } else {
+                    String::new()
+                }
+            })
+            .draw()
+            .map_err(plot_err)?;
+        draw(&mut chart)?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 12))
+            .draw()
+            .map_err(plot_err)?;
+        root.present().map_err(plot_err)?;
+    }
+    Ok(svg)
 }
 
 /// A DTZ histogram as a standalone SVG document, drawn with plotters.
@@ -34,40 +100,18 @@ fn plot_err(e: impl std::fmt::Display) -> Error {
 ///
 /// # Errors
 ///
-/// [`Error::Other`] if plotters fails.
+/// [`Error::Chart`] if plotters fails.
 pub fn histogram_svg(h: &Histogram, title: &str, kind: HistKind) -> Result<String> {
     let mate = matches!(kind, HistKind::MateWin | HistKind::MateLoss);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (720, 300)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_err)?;
-        let max_x = h.max().unwrap_or(0).max(if mate { 20 } else { 160 }) + 5;
-        let max_y = h.bins().map(|(_, n)| n).max().unwrap_or(1).max(1) as f64;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(64)
-            .build_cartesian_2d(
-                -0.5f64..(max_x as f64 + 0.5),
-                (0.5f64..max_y * 2.0).log_scale(),
-            )
-            .map_err(plot_err)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_desc(if mate { "DTM (plies)" } else { "DTZ (plies)" })
-            .y_desc("positions (log scale)")
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| {
-                if *y >= 1.0 {
-                    format!("{y:.0}")
-                } else {
-                    String::new()
-                }
-            })
-            .draw()
-            .map_err(plot_err)?;
+    let max_x = h.max().unwrap_or(0).max(if mate { 20 } else { 160 }) + 5;
+    let max_y = h.bins().map(|(_, n)| n).max().unwrap_or(1).max(1) as f64;
+    let axes = Axes {
+        x: -0.5..(max_x as f64 + 0.5),
+        max_y,
+        x_desc: if mate { "DTM (plies)" } else { "DTZ (plies)" },
+        y_desc: "positions (log scale)",
+    };
+    log_chart_svg(title, axes, |chart| {
         let (plain, cursed, plain_label, cursed_label) = match kind {
             HistKind::Win => (
                 RGBColor(46, 110, 180),
@@ -128,17 +172,8 @@ pub fn histogram_svg(h: &Histogram, title: &str, kind: HistKind) -> Result<Strin
                 .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 12, y)], style));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 12))
-            .draw()
-            .map_err(plot_err)?;
-        root.present().map_err(plot_err)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 /// The wins that an `N`-move rule cuts short, for every `N`, from a DTR
@@ -147,7 +182,7 @@ pub fn histogram_svg(h: &Histogram, title: &str, kind: HistKind) -> Result<Strin
 ///
 /// # Errors
 ///
-/// [`Error::Other`] if plotters fails.
+/// [`Error::Chart`] if plotters fails.
 pub fn wins_lost_svg(dtr: &Histogram, wins: u64, title: &str) -> Result<String> {
     let max_n = dtr.max().unwrap_or(0).div_ceil(2).max(110) + 5;
     let lost: Vec<(f64, f64)> = (1..=max_n)
@@ -161,32 +196,13 @@ pub fn wins_lost_svg(dtr: &Histogram, wins: u64, title: &str) -> Result<String> 
         })
         .collect();
     let max_y = lost.iter().map(|(_, y)| *y).fold(1.0, f64::max);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (720, 300)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(64)
-            .build_cartesian_2d(0f64..f64::from(max_n), (0.5f64..max_y * 2.0).log_scale())
-            .map_err(plot_err)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_desc("N of an N-move rule (moves)")
-            .y_desc("wins cut short (log scale)")
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| {
-                if *y >= 1.0 {
-                    format!("{y:.0}")
-                } else {
-                    String::new()
-                }
-            })
-            .draw()
-            .map_err(plot_err)?;
+    let axes = Axes {
+        x: 0.0..f64::from(max_n),
+        max_y,
+        x_desc: "N of an N-move rule (moves)",
+        y_desc: "wins cut short (log scale)",
+    };
+    log_chart_svg(title, axes, |chart| {
         let blue = RGBColor(46, 110, 180);
         // Where no win is cut short the count is 0, below the log axis: the
         // curve stops there.
@@ -211,17 +227,8 @@ pub fn wins_lost_svg(dtr: &Histogram, wins: u64, title: &str) -> Result<String> 
                 .label(format!("{n}-move rule"))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 12, y)], style));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 12))
-            .draw()
-            .map_err(plot_err)?;
-        root.present().map_err(plot_err)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 /// An SVG document made fit for inlining in HTML: the XML namespace

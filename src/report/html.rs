@@ -7,8 +7,8 @@ use shakmaty::Color;
 use crate::{claims::records::LongestWin, claims::ClaimResult, error::Result};
 
 use super::{
-    board::board_html, charts, charts::inline_svg, claims_for, color_word, cursed_share, esc,
-    evidence_text, longest_entries, slug, verdict_class, ReportInput,
+    board::board_html, charts, charts::inline_svg, claims_for, color_word, esc, evidence_text,
+    longest_entries, other_claims, slug, stats_row, verdict_class, ReportInput,
 };
 
 const STYLE: &str = r#"
@@ -41,7 +41,7 @@ code { font-size: 0.9em; }
 ///
 /// # Errors
 ///
-/// [`crate::Error::Fen`] for a bad FEN in the input; [`crate::Error::Other`] if a chart
+/// [`crate::Error::Fen`] for a bad FEN in the input; [`crate::Error::Chart`] if a chart
 /// cannot be drawn.
 pub fn html(input: &ReportInput) -> Result<String> {
     let mut h = String::new();
@@ -75,18 +75,10 @@ pub fn html(input: &ReportInput) -> Result<String> {
         );
         h.push_str("<table class=\"stats\"><tr><th>side to move</th><th>positions</th><th>win</th><th>cursed win</th><th>draw</th><th>blessed loss</th><th>loss</th><th>cursed share</th></tr>");
         for c in Color::ALL {
-            let x = s.side(c);
             let _ = write!(
                 h,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                color_word(c),
-                x.positions,
-                x.wdl.win,
-                x.wdl.cursed_win,
-                x.wdl.draw,
-                x.wdl.blessed_loss,
-                x.wdl.loss,
-                cursed_share(x)
+                "<tr><td>{}</td></tr>",
+                stats_row(c, s.side(c)).join("</td><td>")
             );
         }
         h.push_str("</table><h3>DTZ histograms</h3><div class=\"charts\">");
@@ -135,16 +127,7 @@ pub fn html(input: &ReportInput) -> Result<String> {
         }
         h.push_str("</section>");
     }
-    let other: Vec<&ClaimResult> = input
-        .claims
-        .iter()
-        .filter(|c| {
-            !input
-                .stats
-                .iter()
-                .any(|s| claims_for(input, &s.material).iter().any(|x| x.id == c.id))
-        })
-        .collect();
+    let other = other_claims(input);
     if !other.is_empty() {
         h.push_str("<section><h2>Other claims</h2>");
         claims_table(&mut h, &other);

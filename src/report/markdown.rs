@@ -7,8 +7,8 @@ use shakmaty::Color;
 use crate::{claims::ClaimResult, error::Result};
 
 use super::{
-    board::board_text, charts, claims_for, color_word, cursed_share, evidence_text,
-    longest_entries, ReportInput,
+    board::board_text, charts, claims_for, color_word, evidence_text, longest_entries,
+    other_claims, stats_row, ReportInput,
 };
 
 /// The Markdown report. Charts are referenced as SVG files beside it
@@ -31,19 +31,7 @@ The cursed share is (cursed wins + blessed losses) / (all wins and losses) of th
         md.push_str("| side to move | positions | win | cursed win | draw | blessed loss | loss | cursed share |\n");
         md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for c in Color::ALL {
-            let x = s.side(c);
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                color_word(c),
-                x.positions,
-                x.wdl.win,
-                x.wdl.cursed_win,
-                x.wdl.draw,
-                x.wdl.blessed_loss,
-                x.wdl.loss,
-                cursed_share(x)
-            );
+            let _ = writeln!(md, "| {} |", stats_row(c, s.side(c)).join(" | "));
         }
         md.push('\n');
         for (file, title, _) in charts(input, s)? {
@@ -76,46 +64,36 @@ The cursed share is (cursed wins + blessed losses) / (all wins and losses) of th
         }
         let claims = claims_for(input, &s.material);
         if !claims.is_empty() {
-            let _ = writeln!(md, "### Claims\n");
-            md.push_str("| claim | statement | verdict | evidence |\n|---|---|---|---|\n");
-            for c in claims {
-                let _ = writeln!(
-                    md,
-                    "| {} ({}{}) | {} | **{}** | {} |",
-                    c.id,
-                    c.who,
-                    c.year.map(|y| format!(", {y}")).unwrap_or_default(),
-                    c.statement.replace('|', "\\|"),
-                    c.verdict,
-                    evidence_text(c).replace('|', "\\|")
-                );
-            }
+            claims_table(&mut md, "### Claims", &claims, true);
             md.push('\n');
         }
     }
-    let other: Vec<&ClaimResult> = input
-        .claims
-        .iter()
-        .filter(|c| {
-            !input
-                .stats
-                .iter()
-                .any(|s| claims_for(input, &s.material).iter().any(|x| x.id == c.id))
-        })
-        .collect();
+    let other = other_claims(input);
     if !other.is_empty() {
-        let _ = writeln!(md, "## Other claims\n");
-        md.push_str("| claim | statement | verdict | evidence |\n|---|---|---|---|\n");
-        for c in other {
-            let _ = writeln!(
-                md,
-                "| {} | {} | **{}** | {} |",
-                c.id,
-                c.statement.replace('|', "\\|"),
-                c.verdict,
-                evidence_text(c).replace('|', "\\|")
-            );
-        }
+        claims_table(&mut md, "## Other claims", &other, false);
     }
     Ok(md)
+}
+
+/// `claims` as a Markdown table under `heading`; `cited` names each claim's
+/// author and year beside its id.
+fn claims_table(md: &mut String, heading: &str, claims: &[&ClaimResult], cited: bool) {
+    let _ = writeln!(md, "{heading}\n");
+    md.push_str("| claim | statement | verdict | evidence |\n|---|---|---|---|\n");
+    for c in claims {
+        let who = if cited {
+            let year = c.year.map(|y| format!(", {y}")).unwrap_or_default();
+            format!(" ({}{year})", c.who)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            md,
+            "| {}{who} | {} | **{}** | {} |",
+            c.id,
+            c.statement.replace('|', "\\|"),
+            c.verdict,
+            evidence_text(c).replace('|', "\\|")
+        );
+    }
 }

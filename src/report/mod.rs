@@ -7,8 +7,9 @@
 //! it. The HTML needs nothing from outside: no scripts, fonts, images or
 //! style sheets are loaded, and the SVG carries no namespace URL.
 //!
-//! Layer: the top, above [`crate::claims`], [`crate::scan`] and
-//! [`crate::chess`], which it uses. The binary uses it.
+//! Layer: the top, above [`crate::claims`], [`crate::model`] (the
+//! statistics document) and [`crate::chess`], which it uses. The binary
+//! uses it.
 
 mod board;
 mod charts;
@@ -35,8 +36,8 @@ use crate::{
     claims::{ClaimResult, Verdict},
     error::{Error, Result},
     human::{human_bytes, pct},
+    model::{LongestEntry, ScanStats, SideStats},
     output::write_atomically,
-    scan::{LongestEntry, ScanStats, SideStats},
 };
 
 /// Everything a report shows.
@@ -76,6 +77,21 @@ pub fn esc(s: &str) -> String {
         }
     }
     out
+}
+
+/// The cells of a side's row in the statistics table of both formats:
+/// the side to move, its positions, the five classes and the cursed share.
+fn stats_row(c: Color, x: &SideStats) -> [String; 8] {
+    [
+        color_word(c).to_owned(),
+        x.positions.to_string(),
+        x.wdl.win.to_string(),
+        x.wdl.cursed_win.to_string(),
+        x.wdl.draw.to_string(),
+        x.wdl.blessed_loss.to_string(),
+        x.wdl.loss.to_string(),
+        cursed_share(x),
+    ]
 }
 
 /// The share of decisive positions that the 50-move rule turns into draws:
@@ -188,6 +204,21 @@ fn claims_for<'a>(input: &'a ReportInput, material: &str) -> Vec<&'a ClaimResult
         .claims
         .iter()
         .filter(|c| c.material.as_deref() == Some(table.as_str()))
+        .collect()
+}
+
+/// The claims about no material the report covers, for a section of
+/// their own after the materials'.
+fn other_claims(input: &ReportInput) -> Vec<&ClaimResult> {
+    input
+        .claims
+        .iter()
+        .filter(|c| {
+            !input
+                .stats
+                .iter()
+                .any(|s| claims_for(input, &s.material).iter().any(|x| x.id == c.id))
+        })
         .collect()
 }
 

@@ -1,22 +1,18 @@
-//! Whole endgames: the statistics document (counts of the five classes,
-//! exact DTZ histograms, the longest positions), the counting convention's
-//! enumeration of positions, the two scan engines that fill the document
-//! from Syzygy tables ([`probe`], one probe per position, and [`sweep`],
-//! sequential decoding), the merge of shards, and the parser of the
-//! generator's published statistics.
+//! Whole endgames from Syzygy tables: the two scan engines that fill the
+//! model's statistics document ([`probe`], one probe per position, and
+//! [`sweep`], sequential decoding). The document itself, the enumeration of
+//! positions, the merge of shards and the generator's published statistics
+//! are in [`crate::model`], re-exported here.
 //!
-//! Layer: above [`crate::probe`], [`crate::tables`] and [`crate::chess`],
-//! which it uses. The solver fills the same document; the claims, the
-//! reports and the binary read it.
+//! Layer: an engine, with [`crate::probe`] (which the probe scan is built
+//! on), [`crate::tables`], [`crate::model`] and [`crate::chess`], which it
+//! uses; it does not use [`crate::solve`], its peer. The solver fills the
+//! same document; the claims, the reports and the binary read it.
 
-pub mod enumerate;
-pub mod merge;
 pub mod probe;
-pub mod reference;
-mod stats;
 pub mod sweep;
 
-pub use self::stats::{
-    DtzHistograms, Histogram, Longest, LongestEntry, RawCounts, ScanStats, Shard, SideStats,
-    WdlCounts, RULES_COUNTED, SYMMETRY_REDUCED,
+pub use crate::model::{
+    enumerate, merge, reference, DtzHistograms, Histogram, Longest, LongestEntry, RawCounts,
+    ScanStats, Shard, SideStats, WdlCounts, RULES_COUNTED, SYMMETRY_REDUCED,
 };

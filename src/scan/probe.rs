@@ -12,9 +12,9 @@ use crate::{
     chess::position::fen_of,
     chess::wdl::Wdl,
     error::Result,
+    model::enumerate::{Enumerator, Placement, WorkItem},
+    model::{ScanStats, Shard},
     probe::{DtzMemo, Prober},
-    scan::enumerate::{Enumerator, WorkItem},
-    scan::{ScanStats, Shard},
 };
 
 /// A predicate that restricts a scan to some positions (a claim's rule
@@ -63,6 +63,51 @@ impl ScanPlan {
     }
 }
 
+impl ScanPlan {
+    /// Counts the positions of `items` (work items of `enumerator`) in
+    /// parallel, and sums them: `count` records one placement's positions
+    /// into its item's statistics, with a state that `init` makes once per
+    /// rayon job; `done` is called as each item ends. An item stops at its
+    /// first error, and the count with it.
+    ///
+    /// # Errors
+    ///
+    /// The errors of `count`.
+    pub(crate) fn count_items<S>(
+        &self,
+        enumerator: &Enumerator,
+        items: &[WorkItem],
+        init: impl Fn() -> S + Sync + Send,
+        count: impl Fn(&mut S, &Placement, &mut ScanStats) -> Result<()> + Sync + Send,
+        done: impl Fn() + Sync + Send,
+    ) -> Result<ScanStats> {
+        let name = self.material.to_string();
+        items
+            .par_iter()
+            .map_init(init, |state, item| {
+                let mut part = ScanStats::new(&name, self.raw);
+                let mut failure = None;
+                enumerator.for_each_in(*item, |placement| {
+                    if failure.is_none() {
+                        failure = count(state, placement, &mut part).err();
+                    }
+                });
+                done();
+                match failure {
+                    Some(e) => Err(e),
+                    None => Ok(part),
+                }
+            })
+            .try_reduce(
+                || ScanStats::new(&name, self.raw),
+                |mut a, b| {
+                    a += &b;
+                    Ok(a)
+                },
+            )
+    }
+}
+
 /// Scans with one probe per position, in parallel over work items.
 /// `progress` is called with the number of work items just finished.
 ///
@@ -75,56 +120,37 @@ pub fn scan_with_prober(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<ScanStats> {
     let enumerator = Enumerator::new(&plan.material);
-    let name = plan.material.to_string();
     let items = plan.work_items();
-    let mut stats = items
-        .par_iter()
-        // One memo per rayon job, reused across its work items: rounding
-        // resolution then costs about one search per position overall.
-        .map_init(DtzMemo::new, |memo, item| {
-            let mut part = ScanStats::new(&name, plan.raw);
-            let mut failure = None;
-            enumerator.for_each_in(*item, |placement| {
-                if failure.is_some() {
-                    return;
-                }
-                let board = enumerator.board(&placement.squares);
-                for turn in Color::ALL {
-                    let Some(pos) = enumerator.position(&board, turn) else {
-                        continue;
-                    };
-                    if plan.filter.as_ref().is_some_and(|keep| !keep(&pos)) {
-                        continue;
-                    }
-                    let evaluated = if pos.is_checkmate() {
-                        Ok((Wdl::Loss, 0))
-                    } else {
-                        prober
-                            .wdl(&pos)
-                            .and_then(|w| Ok((w, prober.dtz_with(&pos, memo)?)))
-                    };
-                    match evaluated {
-                        Ok((wdl, dtz)) => {
-                            part.side_mut(turn)
-                                .record(wdl, dtz, placement.orbit_size, || fen_of(&pos))
-                        }
-                        Err(e) => failure = Some(e),
-                    }
-                }
-            });
-            progress(1);
-            match failure {
-                Some(e) => Err(e),
-                None => Ok(part),
+    // One memo per rayon job, reused across its work items: rounding
+    // resolution then costs about one search per position overall.
+    let count = |memo: &mut DtzMemo, placement: &Placement, part: &mut ScanStats| {
+        let board = enumerator.board(&placement.squares);
+        let mut failure = Ok(());
+        for turn in Color::ALL {
+            let Some(pos) = enumerator.position(&board, turn) else {
+                continue;
+            };
+            if plan.filter.as_ref().is_some_and(|keep| !keep(&pos)) {
+                continue;
             }
-        })
-        .try_reduce(
-            || ScanStats::new(&name, plan.raw),
-            |mut a, b| {
-                a += &b;
-                Ok(a)
-            },
-        )?;
+            let evaluated = if pos.is_checkmate() {
+                Ok((Wdl::Loss, 0))
+            } else {
+                prober
+                    .wdl(&pos)
+                    .and_then(|w| Ok((w, prober.dtz_with(&pos, memo)?)))
+            };
+            match evaluated {
+                Ok((wdl, dtz)) => {
+                    part.side_mut(turn)
+                        .record(wdl, dtz, placement.orbit_size, || fen_of(&pos))
+                }
+                Err(e) => failure = Err(e),
+            }
+        }
+        failure
+    };
+    let mut stats = plan.count_items(&enumerator, &items, DtzMemo::new, count, || progress(1))?;
     stats.shard = plan.shard;
     Ok(stats)
 }

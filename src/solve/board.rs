@@ -217,25 +217,7 @@ impl<'a> Board<'a> {
         };
         // King moves: quiet ones and captures.
         let targets = attacks::king_attacks(square(k)).0 & !own & !danger;
-        let king_slot = us;
-        let mut t = targets & !self.occ;
-        while t != 0 {
-            let to = t.trailing_zeros() as u8;
-            t &= t - 1;
-            quiet(king_slot, to);
-        }
-        let mut t = targets & them;
-        while t != 0 {
-            let to = t.trailing_zeros() as u8;
-            t &= t - 1;
-            zeroing(Zeroing {
-                slot: king_slot,
-                to,
-                captured: self.slot_at(to),
-                promotion: None,
-                double_step: false,
-            });
-        }
+        self.piece_moves(us, targets, them, &mut quiet, &mut zeroing);
         if checkers >= 2 {
             return true;
         }
@@ -250,27 +232,39 @@ impl<'a> Board<'a> {
                 self.pawn_moves(i, stm, allowed, &mut zeroing);
                 continue;
             }
-            let reach = self.att[i] & allowed;
-            let mut t = reach & !self.occ;
-            while t != 0 {
-                let to = t.trailing_zeros() as u8;
-                t &= t - 1;
-                quiet(i, to);
-            }
-            let mut t = reach & them;
-            while t != 0 {
-                let to = t.trailing_zeros() as u8;
-                t &= t - 1;
-                zeroing(Zeroing {
-                    slot: i,
-                    to,
-                    captured: self.slot_at(to),
-                    promotion: None,
-                    double_step: false,
-                });
-            }
+            self.piece_moves(i, self.att[i] & allowed, them, &mut quiet, &mut zeroing);
         }
         checkers > 0
+    }
+
+    /// The moves of the piece (not a pawn) in `slot` to the squares of
+    /// `reach`: quiet ones to the empty squares, captures to those of `them`.
+    fn piece_moves(
+        &self,
+        slot: usize,
+        reach: Bb,
+        them: Bb,
+        quiet: &mut impl FnMut(usize, u8),
+        zeroing: &mut impl FnMut(Zeroing),
+    ) {
+        let mut t = reach & !self.occ;
+        while t != 0 {
+            let to = t.trailing_zeros() as u8;
+            t &= t - 1;
+            quiet(slot, to);
+        }
+        let mut t = reach & them;
+        while t != 0 {
+            let to = t.trailing_zeros() as u8;
+            t &= t - 1;
+            zeroing(Zeroing {
+                slot,
+                to,
+                captured: self.slot_at(to),
+                promotion: None,
+                double_step: false,
+            });
+        }
     }
 
     fn pawn_moves(&self, i: usize, stm: Color, allowed: Bb, zeroing: &mut impl FnMut(Zeroing)) {
@@ -400,6 +394,28 @@ mod tests {
         }
     }
 
+    /// A random placement of `layout`'s pieces on distinct squares, pawns off
+    /// the first and last ranks (legal or not: the tests sort that out).
+    fn random_squares(rng: &mut impl Rng, layout: &Layout) -> [u8; 6] {
+        let mut sq = [0u8; 6];
+        let mut used = 0u64;
+        for (i, p) in layout.pieces.iter().enumerate() {
+            loop {
+                let s: u8 = if p.role == Role::Pawn {
+                    rng.gen_range(8..56)
+                } else {
+                    rng.gen_range(0..64)
+                };
+                if used & (1 << s) == 0 {
+                    used |= 1 << s;
+                    sq[i] = s;
+                    break;
+                }
+            }
+        }
+        sq
+    }
+
     /// Legal moves as shakmaty generates them, against ours, on random
     /// placements of materials with every kind of piece.
     #[test]
@@ -411,22 +427,7 @@ mod tests {
         ] {
             let layout = Layout::new(&m.parse::<Material>().unwrap());
             for _ in 0..3000 {
-                let mut sq = [0u8; 6];
-                let mut used = 0u64;
-                for (i, p) in layout.pieces.iter().enumerate() {
-                    loop {
-                        let s: u8 = if p.role == Role::Pawn {
-                            rng.gen_range(8..56)
-                        } else {
-                            rng.gen_range(0..64)
-                        };
-                        if used & (1 << s) == 0 {
-                            used |= 1 << s;
-                            sq[i] = s;
-                            break;
-                        }
-                    }
-                }
+                let sq = random_squares(&mut rng, &layout);
                 let board = Board::new(&layout, &sq);
                 for turn in Color::ALL {
                     let Some(pos) = chess(&layout, &sq, turn) else {
@@ -467,22 +468,7 @@ mod tests {
         for m in ["KQRvKB", "KNNvKP", "KQPvKQ"] {
             let layout = Layout::new(&m.parse::<Material>().unwrap());
             for _ in 0..2000 {
-                let mut sq = [0u8; 6];
-                let mut used = 0u64;
-                for (i, p) in layout.pieces.iter().enumerate() {
-                    loop {
-                        let s: u8 = if p.role == Role::Pawn {
-                            rng.gen_range(8..56)
-                        } else {
-                            rng.gen_range(0..64)
-                        };
-                        if used & (1 << s) == 0 {
-                            used |= 1 << s;
-                            sq[i] = s;
-                            break;
-                        }
-                    }
-                }
+                let sq = random_squares(&mut rng, &layout);
                 let board = Board::new(&layout, &sq);
                 for turn in Color::ALL {
                     let mut forward = Vec::new();

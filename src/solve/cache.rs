@@ -58,6 +58,24 @@ struct Header {
     frames: Vec<(u64, u64)>,
 }
 
+impl Header {
+    /// The header of this build's solve of `layout` under `rule` and
+    /// `metric`, with `frames`: what a writer starts from, and what a file
+    /// read back must hold to be used.
+    fn of(layout: &Layout, rule: Rule, metric: Metric, frames: Vec<(u64, u64)>) -> Header {
+        Header {
+            build: BUILD_ID.to_owned(),
+            material: layout.material.table_name(),
+            rule,
+            metric,
+            entries_per_slice: layout.entries,
+            slices: layout.slices.len(),
+            frame_entries: frame_entries(layout),
+            frames,
+        }
+    }
+}
+
 /// Why a cache file was not used.
 #[derive(Debug)]
 pub(crate) enum CacheError {
@@ -191,16 +209,7 @@ impl Cache {
             }),
             tmp,
             path,
-            header: Header {
-                build: BUILD_ID.to_owned(),
-                material: layout.material.table_name(),
-                rule,
-                metric,
-                entries_per_slice: layout.entries,
-                slices: layout.slices.len(),
-                frame_entries: frame_entries(layout),
-                frames: Vec::new(),
-            },
+            header: Header::of(layout, rule, metric, Vec::new()),
             parts: parts(layout),
         })
     }
@@ -244,17 +253,7 @@ impl Cache {
         file.read_exact_at(&mut text, at)?;
         let header: Header =
             serde_json::from_slice(&text).map_err(|e| damaged(&format!("bad header ({e})")))?;
-        let want = Header {
-            build: BUILD_ID.to_owned(),
-            material: layout.material.table_name(),
-            rule,
-            metric,
-            entries_per_slice: layout.entries,
-            slices: layout.slices.len(),
-            frame_entries: frame_entries(layout),
-            frames: header.frames.clone(),
-        };
-        if header != want {
+        if header != Header::of(layout, rule, metric, header.frames.clone()) {
             return Err(damaged("it holds another solve"));
         }
         if header.frames.len() != layout.slices.len() * 2 * parts(layout)

@@ -42,7 +42,7 @@ use super::{
     board::Board,
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
-    retro::{prefetch, quiet_predecessors, side, Exits, SliceValues, MAX_PREDECESSORS},
+    retro::{per_side, prefetch, quiet_predecessors, side, Exits, SliceValues, MAX_PREDECESSORS},
     value::{self, Outcome, MAX_DEPTH, NONE},
 };
 use crate::error::{Error, Result};
@@ -155,7 +155,7 @@ impl State {
 ///
 /// # Errors
 ///
-/// [`Error::Other`] if a DTR exceeds what two bytes hold.
+/// [`Error::TooDeep`] if a DTR exceeds what two bytes hold.
 pub(crate) fn solve_slice_dtr(
     layout: &Layout,
     slice: usize,
@@ -167,18 +167,9 @@ pub(crate) fn solve_slice_dtr(
         layout,
         slice,
         exits,
-        state: [
-            (0..layout.entries).map(|_| AtomicU64::new(0)).collect(),
-            (0..layout.entries).map(|_| AtomicU64::new(0)).collect(),
-        ],
+        state: per_side(layout.entries, || AtomicU64::new(0)),
         changed: Levels::new(blocks, usize::from(MAX_DEPTH) + 2),
-        marks: std::array::from_fn(|_| {
-            std::array::from_fn(|_| {
-                (0..layout.entries.div_ceil(64))
-                    .map(|_| AtomicU64::new(0))
-                    .collect()
-            })
-        }),
+        marks: std::array::from_fn(|_| per_side(layout.entries.div_ceil(64), || AtomicU64::new(0))),
         weight: if layout.has_pawns() { 1 } else { 2 },
     };
     (0..blocks)
@@ -202,10 +193,11 @@ pub(crate) fn solve_slice_dtr(
             break;
         }
         if level >= MAX_DEPTH - 1 {
-            return Err(Error::Other(format!(
-                "solving {} in DTR: a depth beyond {MAX_DEPTH} plies",
-                layout.material
-            )));
+            return Err(Error::TooDeep {
+                material: layout.material.to_string(),
+                metric: Some("DTR"),
+                detail: format!("a depth beyond {MAX_DEPTH} plies"),
+            });
         }
         level += 1;
     }

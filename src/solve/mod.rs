@@ -22,13 +22,12 @@
 //! and a value above `2N` means cursed (blessed for the loser). With no
 //! rule there are no cursed wins and the depth is DTZ without a rule.
 //!
-//! Layer: above [`crate::scan`] (it fills the same statistics document),
-//! [`crate::probe`] (the report types `MoveEval` and `ProbeReport`, and the
-//! line oracle, which the positions module implements so that a solved position
-//! prints as a probed one) and [`crate::chess`]; it does not use
-//! [`crate::tables`], so its results are independent of Syzygy. Those probe
-//! types belong in a model layer below both engines (issue 41); until they
-//! move there, they are this layer's one use of `probe`.
+//! Layer: an engine, above [`crate::model`] (it fills the statistics
+//! document and the position report that the other engines fill, and
+//! implements the line oracle so that a solved position prints as a probed
+//! one) and [`crate::chess`], which it uses; it does not use
+//! [`crate::scan`] or [`crate::probe`], its peers, nor [`crate::tables`], so
+//! its results are independent of Syzygy.
 
 // Slots index parallel arrays (pieces, squares, slot maps); indexed loops
 // say that best.
@@ -72,7 +71,7 @@ use crate::{
     chess::material::Material,
     error::{Error, Result},
     memory::MemoryLimit,
-    scan::{ScanStats, Shard},
+    model::{ScanStats, Shard},
 };
 
 /// Most pieces the solver takes, kings included.
@@ -154,12 +153,14 @@ impl SolvePlan {
         )
     }
 
-    /// Checks that the solver can take the material.
+    /// Checks that the solver can take the material and the metric.
     ///
     /// # Errors
     ///
-    /// [`Error::Material`] for more than [`MAX_SOLVE_PIECES`] pieces.
+    /// [`Error::Material`] for more than [`MAX_SOLVE_PIECES`] pieces;
+    /// [`Error::Usage`] for a metric the solver does not compute.
     pub fn validate(&self) -> Result<()> {
+        check_solved(self.metric)?;
         if self.material.piece_count() > MAX_SOLVE_PIECES {
             return Err(Error::Material {
                 input: self.material.to_string(),
@@ -171,6 +172,19 @@ impl SolvePlan {
             });
         }
         Ok(())
+    }
+}
+
+/// Refuses a metric the solver does not compute ([`Metric::solved`]): the
+/// claims' DTC and rules of play.
+fn check_solved(metric: Metric) -> Result<()> {
+    if metric.solved() {
+        Ok(())
+    } else {
+        Err(Error::Usage(format!(
+            "the solver computes dtz, dtm or dtr, not {}",
+            metric.as_str()
+        )))
     }
 }
 
@@ -278,7 +292,7 @@ impl Solver {
     /// [`Error::Material`] for a material the solver does not take;
     /// [`Error::Memory`] if the solve could need more memory than it may
     /// take; [`Error::Output`] if the cache cannot be written;
-    /// [`Error::Other`] if a depth exceeds what the solver's values hold.
+    /// [`Error::TooDeep`] if a depth exceeds what the solver's values hold.
     pub fn stats(&self, plan: &SolvePlan, progress: &dyn Progress) -> Result<ScanStats> {
         Ok(self
             .stats_many(std::slice::from_ref(plan), progress)?

@@ -28,7 +28,7 @@ use crate::{
         wdl::{outcome_under, Wdl},
     },
     error::{Error, Result},
-    probe::{MoveEval, ProbeReport},
+    model::report::{MoveEval, ProbeReport},
 };
 
 /// A position's value under the solver's rule and metric.
@@ -70,13 +70,15 @@ impl<'p> Positions<'p> {
     /// # Errors
     ///
     /// [`Error::Output`] if a solver with no cache cannot make its
-    /// temporary directory.
+    /// temporary directory; [`Error::Usage`] for a metric the solver does
+    /// not compute.
     pub fn new(
         solver: &Solver,
         rule: Rule,
         metric: Metric,
         progress: &'p dyn Progress,
     ) -> Result<Positions<'p>> {
+        super::check_solved(metric)?;
         let mut solver = solver.clone();
         let mut temp = None;
         if solver.cache.is_none() {
@@ -162,10 +164,10 @@ impl<'p> Positions<'p> {
                     })
                 }
                 Err(_) => {
-                    return Err(Error::Other(format!(
-                        "the solve of {name} cannot be read back from {}",
-                        cache.dir().display()
-                    )))
+                    return Err(Error::SolveCache {
+                        material: name,
+                        dir: Some(cache.dir().to_path_buf()),
+                    })
                 }
             }
             self.prepare(material)?;
@@ -216,17 +218,21 @@ impl<'p> Positions<'p> {
                     .expect("no panic while held")
                     .remove(&material.table_name());
                 let fresh = self.table(&material)?;
-                read(&fresh)?.ok_or_else(|| {
-                    Error::Other(format!("the solve of {material} cannot be read back"))
+                read(&fresh)?.ok_or_else(|| Error::SolveCache {
+                    material: material.to_string(),
+                    dir: None,
                 })?
             }
         };
         value::outcome(v).ok_or_else(|| {
-            Error::Other(format!(
-                "the solve of {} holds no value for {}",
-                material.table_name(),
-                fen_of(pos)
-            ))
+            Error::inconsistent(
+                "the solver",
+                format!(
+                    "the solve of {} holds no value for {}",
+                    material.table_name(),
+                    fen_of(pos)
+                ),
+            )
         })
     }
 
@@ -345,10 +351,13 @@ impl<'p> Positions<'p> {
         }
         let (o, _, m) = best.expect("a position that is not mated has moves");
         if o != own {
-            return Err(Error::Other(format!(
-                "no move of {} reaches its value {own:?}; the solve is inconsistent",
-                fen_of(pos)
-            )));
+            return Err(Error::inconsistent(
+                "the solver",
+                format!(
+                    "no move of {} reaches its value {own:?}; the solve is inconsistent",
+                    fen_of(pos)
+                ),
+            ));
         }
         Ok(Some((m, self.value_of(own).depth)))
     }
@@ -432,7 +441,7 @@ impl Solver {
     ///
     /// # Errors
     ///
-    /// As [`Solver::stats`]; [`Error::Other`] without a cache.
+    /// As [`Solver::stats`]; [`Error::Inconsistent`] without a cache.
     pub fn prepare(
         &self,
         material: &Material,
@@ -440,10 +449,11 @@ impl Solver {
         metric: Metric,
         progress: &dyn Progress,
     ) -> Result<()> {
+        super::check_solved(metric)?;
         let cache = self
             .cache
             .as_ref()
-            .ok_or_else(|| Error::Other("preparing a solve needs a cache".into()))?;
+            .ok_or_else(|| Error::inconsistent("the solver", "preparing a solve needs a cache"))?;
         // The material itself is enough: the materials below it are
         // prepared when a position of theirs is asked for, and with a rule's
         // DTZ they may never be solved under it (their classes can come from
@@ -480,7 +490,7 @@ impl Solver {
     }
 }
 
-impl crate::probe::line::LineOracle for Positions<'_> {
+impl crate::model::line::LineOracle for Positions<'_> {
     fn depth(&self, pos: &Chess) -> Result<i32> {
         Ok(self.value(pos)?.depth)
     }

@@ -114,12 +114,18 @@ pub(crate) fn side(c: Color) -> usize {
     }
 }
 
+/// Per side to move, `entries` cells made by `new`: the shape of every
+/// array the solvers keep per position.
+pub(super) fn per_side<T>(entries: usize, new: impl Fn() -> T) -> [Vec<T>; 2] {
+    std::array::from_fn(|_| (0..entries).map(|_| new()).collect())
+}
+
 /// Solves slice `slice` of `layout`, telling `progress` the entries done as
 /// the first pass goes, then each level reached.
 ///
 /// # Errors
 ///
-/// [`Error::Other`] if a depth would exceed what two bytes hold (no
+/// [`Error::TooDeep`] if a depth would exceed what two bytes hold (no
 /// material of up to 5 pieces comes near it).
 pub(crate) fn solve_slice(
     layout: &Layout,
@@ -132,10 +138,7 @@ pub(crate) fn solve_slice(
         layout,
         slice,
         exits,
-        values: [
-            (0..layout.entries).map(|_| AtomicU16::new(NONE)).collect(),
-            (0..layout.entries).map(|_| AtomicU16::new(NONE)).collect(),
-        ],
+        values: per_side(layout.entries, || AtomicU16::new(NONE)),
         resolved: Levels::new(blocks, usize::from(MAX_DEPTH) + 2),
         pending: Levels::new(blocks, usize::from(MAX_LEVEL) + 1),
         weight: if layout.has_pawns() { 1 } else { 2 },
@@ -155,10 +158,11 @@ pub(crate) fn solve_slice(
             .for_each(|&b| solver.resolve_pending(b, level));
         let frontier = solver.resolved.blocks(level);
         if level + 1 >= usize::from(MAX_DEPTH) && !frontier.is_empty() {
-            return Err(Error::Other(format!(
-                "solving {}: a depth beyond {MAX_DEPTH} plies",
-                layout.material
-            )));
+            return Err(Error::TooDeep {
+                material: layout.material.to_string(),
+                metric: None,
+                detail: format!("a depth beyond {MAX_DEPTH} plies"),
+            });
         }
         frontier
             .par_iter()
@@ -216,10 +220,11 @@ struct Solver<'a> {
 impl Solver<'_> {
     fn level_of(&self, l: u16) -> Result<u16> {
         if l > MAX_LEVEL {
-            return Err(Error::Other(format!(
-                "solving {}: a zeroing move at level {l}, beyond {MAX_LEVEL}",
-                self.layout.material
-            )));
+            return Err(Error::TooDeep {
+                material: self.layout.material.to_string(),
+                metric: None,
+                detail: format!("a zeroing move at level {l}, beyond {MAX_LEVEL}"),
+            });
         }
         Ok(l)
     }

@@ -20,7 +20,7 @@ use crate::{
         material::{Material, Symmetry},
         wdl::Wdl,
     },
-    scan::{enumerate::Enumerator, ScanStats, Shard, SideStats},
+    model::{enumerate::Enumerator, ScanStats, Shard, SideStats},
 };
 
 /// How a solved material's entries are counted for one material as the

@@ -151,11 +151,19 @@ pub(crate) enum Keeps {
 
 impl Keeps {
     /// What a solve in `metric` keeps.
+    ///
+    /// # Panics
+    ///
+    /// For a metric the solver does not compute (see
+    /// [`super::Metric::solved`]): its entry points refuse those first.
     pub(crate) fn of(metric: super::Metric) -> Keeps {
         match metric {
             super::Metric::Dtz => Keeps::Classes,
             super::Metric::Dtm => Keeps::Mate,
             super::Metric::Dtr => Keeps::Rule,
+            super::Metric::Dtc | super::Metric::Rule => {
+                unreachable!("the solver's entry points refuse {metric:?}")
+            }
         }
     }
 

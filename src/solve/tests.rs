@@ -110,14 +110,7 @@ fn solved_3_4_piece_cache() -> &'static Path {
     static DIR: std::sync::OnceLock<&'static Path> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
         let dir = run_cache::run_solve_cache();
-        let names: Vec<String> = crate::scan::reference::parse(include_str!(
-            "../../tests/reference/generator-stats-3-4-piece.txt"
-        ))
-        .unwrap()
-        .into_iter()
-        .map(|g| g.material)
-        .collect();
-        assert_eq!(names.len(), 35);
+        let names = three_four_piece_names();
         let solver = Solver::new(Some(Cache::new(dir)), MemoryLimit::Available);
         for name in &names {
             for (rule, metric) in RUNS {
@@ -130,22 +123,33 @@ fn solved_3_4_piece_cache() -> &'static Path {
     })
 }
 
-/// Every 3- and 4-piece table (the generator's list of them).
-#[test]
-fn metrics_agree_position_by_position_on_every_3_4_piece_table() {
-    let dir = solved_3_4_piece_cache();
-    let cache = Cache::new(dir);
-    let solver = Solver::new(Some(cache.clone()), MemoryLimit::Available);
-    let names: Vec<String> = crate::scan::reference::parse(include_str!(
+/// The 3- and 4-piece materials, as the generator's statistics list them.
+fn three_four_piece_names() -> Vec<String> {
+    let names: Vec<String> = crate::model::reference::parse(include_str!(
         "../../tests/reference/generator-stats-3-4-piece.txt"
     ))
     .unwrap()
     .into_iter()
     .map(|g| g.material)
     .collect();
-    for name in &names {
-        check_material(&solver, &cache, &name.parse().unwrap());
-    }
+    assert_eq!(names.len(), 35);
+    names
+}
+
+/// A solver that reads [`solved_3_4_piece_cache`].
+fn shared_solver() -> Solver {
+    Solver::new(
+        Some(Cache::new(solved_3_4_piece_cache())),
+        MemoryLimit::Available,
+    )
+}
+
+/// Every 3- and 4-piece table (the generator's list of them).
+#[test]
+fn metrics_agree_position_by_position_on_every_3_4_piece_table() {
+    let names = three_four_piece_names();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    materials(&names, solved_3_4_piece_cache());
 }
 
 /// The same on three 5-piece tables (an hour or more on 2 cores:
@@ -162,17 +166,8 @@ fn metrics_agree_position_by_position_on_five_piece_tables() {
 /// on every 3- and 4-piece material.
 #[test]
 fn dtr_documents_count_each_rules_wins() {
-    let solver = Solver::new(
-        Some(Cache::new(solved_3_4_piece_cache())),
-        MemoryLimit::Available,
-    );
-    let names: Vec<String> = crate::scan::reference::parse(include_str!(
-        "../../tests/reference/generator-stats-3-4-piece.txt"
-    ))
-    .unwrap()
-    .into_iter()
-    .map(|g| g.material)
-    .collect();
+    let solver = shared_solver();
+    let names = three_four_piece_names();
     let mut decisive = 0;
     for name in &names {
         let material: Material = name.parse().unwrap();
@@ -229,25 +224,31 @@ fn locked_a4_a5(b: &shakmaty::Board) -> bool {
     (at(A4, White) && at(A5, Black)) || (at(H4, White) && at(H5, Black))
 }
 
+/// The runs the tests of frozen slices compare: DTZ under the 50-move rule,
+/// and DTR.
+const LOCKED_RUNS: [(Rule, Metric); 2] = [(Rule::FIFTY, Metric::Dtz), (Rule::None, Metric::Dtr)];
+
+/// The plan of `material`'s positions in the locked slice.
+fn locked_plan(material: Material, rule: Rule, metric: Metric) -> SolvePlan {
+    SolvePlan {
+        material,
+        rule,
+        metric,
+        shard: None,
+        raw: false,
+        filter: Some(std::sync::Arc::new(locked_a4_a5)),
+    }
+}
+
 /// A slice of frozen pawns solved alone gives the statistics of the same
 /// positions in the whole material's solve: KPvKP with the pawns locked on
 /// a4 and a5 (and, by the mirror, h4 and h5), in DTZ and DTR.
 #[test]
 fn frozen_slice_equals_the_whole_solve() {
-    let solver = Solver::new(
-        Some(Cache::new(solved_3_4_piece_cache())),
-        MemoryLimit::Available,
-    );
+    let solver = shared_solver();
     let material: Material = "KPvKP".parse().unwrap();
-    for (rule, metric) in [(Rule::FIFTY, Metric::Dtz), (Rule::None, Metric::Dtr)] {
-        let plan = SolvePlan {
-            material,
-            rule,
-            metric,
-            shard: None,
-            raw: false,
-            filter: Some(std::sync::Arc::new(locked_a4_a5)),
-        };
+    for (rule, metric) in LOCKED_RUNS {
+        let plan = locked_plan(material, rule, metric);
         let whole = solver.stats(&plan, &NoProgress).unwrap();
         let slice = solver
             .frozen_stats_many(std::slice::from_ref(&plan), &LOCKED_A4_A5, &NoProgress)
@@ -268,31 +269,21 @@ fn frozen_slice_equals_the_whole_solve() {
 fn reached_slices_give_the_whole_exits_statistics() {
     let dir = std::env::temp_dir().join(format!("fiftymove-reach-{}", std::process::id()));
     let material: Material = "KNPvKP".parse().unwrap();
-    for (rule, metric) in [(Rule::FIFTY, Metric::Dtz), (Rule::None, Metric::Dtr)] {
-        let plan = SolvePlan {
-            material,
-            rule,
-            metric,
-            shard: None,
-            raw: false,
-            filter: Some(std::sync::Arc::new(locked_a4_a5)),
-        };
+    for (rule, metric) in LOCKED_RUNS {
+        let plan = locked_plan(material, rule, metric);
         // Separate caches: the reached run must not read the whole run's
         // tables (and neither writes a partial table). The whole run's are
         // the shared solves of every 3- and 4-piece material, which hold
         // the slice's whole closure.
-        let whole = Solver::new(
-            Some(Cache::new(solved_3_4_piece_cache())),
-            MemoryLimit::Available,
-        )
-        .frozen_stats_with(
-            std::slice::from_ref(&plan),
-            &LOCKED_A4_A5,
-            &NoProgress,
-            true,
-        )
-        .unwrap()
-        .remove(0);
+        let whole = shared_solver()
+            .frozen_stats_with(
+                std::slice::from_ref(&plan),
+                &LOCKED_A4_A5,
+                &NoProgress,
+                true,
+            )
+            .unwrap()
+            .remove(0);
         let reached = Solver::new(Some(Cache::new(&dir)), MemoryLimit::Available)
             .frozen_stats_with(
                 std::slice::from_ref(&plan),

@@ -16,7 +16,7 @@ use shakmaty_syzygy::{filesystem::MmapFilesystem, Tablebase};
 
 use crate::{
     chess::material::Material,
-    error::{io_detail, Error, Result},
+    error::{Error, Result},
     tables::checksums,
 };
 
@@ -92,22 +92,28 @@ impl Inventory {
     ///
     /// # Errors
     ///
-    /// [`Error::TableDir`] if a directory does not exist or cannot be listed.
+    /// [`Error::TableDir`] if a directory does not exist, [`Error::TableDirRead`]
+    /// if it cannot be listed.
     pub fn scan(dirs: &[PathBuf]) -> Result<Inventory> {
         let mut files = BTreeMap::new();
         for dir in dirs {
-            let entries = fs::read_dir(dir).map_err(|e| Error::TableDir {
-                path: dir.clone(),
-                detail: if e.kind() == std::io::ErrorKind::NotFound {
-                    "does not exist (install tables with scripts/install-tables.sh, or use --tables / SYZYGY_PATH)".into()
+            let entries = fs::read_dir(dir).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    Error::TableDir {
+                        path: dir.clone(),
+                        detail: "does not exist (install tables with scripts/install-tables.sh, or use --tables / SYZYGY_PATH)".into(),
+                    }
                 } else {
-                    io_detail(&e)
-                },
+                    Error::TableDirRead {
+                        path: dir.clone(),
+                        source: e,
+                    }
+                }
             })?;
             for entry in entries {
-                let entry = entry.map_err(|e| Error::TableDir {
+                let entry = entry.map_err(|source| Error::TableDirRead {
                     path: dir.clone(),
-                    detail: io_detail(&e),
+                    source,
                 })?;
                 let name = entry.file_name().to_string_lossy().into_owned();
                 if is_table_file_name(&name) {
@@ -169,8 +175,8 @@ impl Inventory {
     /// # Errors
     ///
     /// [`Error::MissingTables`] naming every missing file, or
-    /// [`Error::Table`] naming a file with the wrong size or md5, or one
-    /// that cannot be read.
+    /// [`Error::Table`] naming a file with the wrong size or md5, or
+    /// [`Error::TableRead`] one that cannot be read.
     pub fn require(&self, material: &Material, needed_for: &str) -> Result<()> {
         let missing = self.missing_for(material);
         if !missing.is_empty() {
@@ -253,8 +259,10 @@ fn check_size(file: &str, path: &Path) -> Result<()> {
         what: path.display().to_string(),
         detail,
     };
-    let meta =
-        fs::metadata(path).map_err(|e| table(format!("cannot be read: {}", io_detail(&e))))?;
+    let meta = fs::metadata(path).map_err(|source| Error::TableRead {
+        what: path.display().to_string(),
+        source,
+    })?;
     if !meta.is_file() {
         return Err(table("is not a regular file".into()));
     }
@@ -402,9 +410,9 @@ fn check_md5(files: &[(String, &Path)], cache_file: Option<&Path>) -> Result<()>
         /// The md5 the cache holds for this version of the file.
         known: Option<String>,
     }
-    let unreadable = |path: &Path, e: std::io::Error| Error::Table {
+    let unreadable = |path: &Path, source: std::io::Error| Error::TableRead {
         what: path.display().to_string(),
-        detail: format!("cannot be read: {}", io_detail(&e)),
+        source,
     };
     let mut cache = cache_file.map(Md5Cache::load).unwrap_or_default();
     let mut todo = Vec::new();

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use fiftymove::{chess::rule::Metric, model::Engine};
 
 /// Find, count and explain the positions where the fifty-move rule cuts a
 /// forced win short, from Syzygy endgame tablebases.
@@ -71,27 +72,6 @@ pub enum LineFormat {
     Json,
 }
 
-/// Which engine computes a scan.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Engine {
-    /// One shakmaty-syzygy probe per position (the oracle).
-    Probe,
-    /// Sequential decoding of whole tables, exact DTZ in memory (fast).
-    Sweep,
-}
-
-/// What `solve` computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum MetricArg {
-    /// Depth to the zeroing move under the rule (DTZ50'' with 2N plies).
-    Dtz,
-    /// Depth to mate, with no rule.
-    Dtm,
-    /// Depth by the rule: the least N-move rule (in plies, 2N) under which
-    /// the position is won.
-    Dtr,
-}
-
 /// `--rule` and `--metric` of `probe` and `line`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct SolveChoice {
@@ -100,7 +80,7 @@ pub struct SolveChoice {
     pub rule: Option<String>,
     /// Answer from the solver in this metric.
     #[arg(long, value_enum)]
-    pub metric: Option<MetricArg>,
+    pub metric: Option<Metric>,
 }
 
 /// `--remote` of `probe`, `line`, `claims` and `records`.
@@ -211,7 +191,7 @@ pub enum Command {
         rule: Option<String>,
         /// What to compute per position.
         #[arg(long, value_enum, default_value = "dtz")]
-        metric: MetricArg,
+        metric: Metric,
         /// Count only part K of N (1-based), for `merge` to sum later.
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
@@ -260,33 +240,7 @@ pub enum Command {
     /// id or a bad catalog; 3 when a table directory cannot be read, a table
     /// present is damaged, or --require-tables is given and a selected
     /// claim's tables are missing; 1 otherwise.
-    Claims {
-        /// Claim ids (default: every claim in the catalog).
-        ids: Vec<String>,
-        /// List the claims (id, year, who, statement) without checking them.
-        #[arg(long)]
-        list: bool,
-        /// Use this catalog instead of the shipped one (same schema as
-        /// data/claims.toml).
-        #[arg(long, value_name = "FILE")]
-        catalog: Option<PathBuf>,
-        /// Saved whole-table scans (`scan --out FILE`) to use instead of
-        /// scanning those materials again (repeatable).
-        #[arg(long = "from", value_name = "FILE")]
-        from: Vec<PathBuf>,
-        /// Fail with exit status 3 if a selected claim's tables are missing,
-        /// instead of reporting it as unverifiable.
-        #[arg(long)]
-        require_tables: bool,
-        /// Also solve slices of frozen pawns that are not cached (the
-        /// KRP(a2) v KBP(a3) clause: its captures lead to dozens of 5-piece
-        /// materials, hours of work on two cores). Without it such claims
-        /// stay unverifiable unless an earlier deep run cached them.
-        #[arg(long)]
-        deep: bool,
-        #[command(flatten)]
-        remote: RemoteChoice,
-    },
+    Claims(ClaimsArgs),
     /// The record positions (the 517-move conversion, the 549-move mate, the
     /// longest 6-piece win): what is claimed, what the tables present
     /// confirm, and the longest win of each table present.
@@ -329,4 +283,34 @@ pub enum Command {
         #[arg(long = "from", value_name = "FILE")]
         from: Vec<PathBuf>,
     },
+}
+
+/// The options of `claims`.
+#[derive(clap::Args, Debug)]
+pub struct ClaimsArgs {
+    /// Claim ids (default: every claim in the catalog).
+    pub ids: Vec<String>,
+    /// List the claims (id, year, who, statement) without checking them.
+    #[arg(long)]
+    pub list: bool,
+    /// Use this catalog instead of the shipped one (same schema as
+    /// data/claims.toml).
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<PathBuf>,
+    /// Saved whole-table scans (`scan --out FILE`) to use instead of
+    /// scanning those materials again (repeatable).
+    #[arg(long = "from", value_name = "FILE")]
+    pub from: Vec<PathBuf>,
+    /// Fail with exit status 3 if a selected claim's tables are missing,
+    /// instead of reporting it as unverifiable.
+    #[arg(long)]
+    pub require_tables: bool,
+    /// Also solve slices of frozen pawns that are not cached (the
+    /// KRP(a2) v KBP(a3) clause: its captures lead to dozens of 5-piece
+    /// materials, hours of work on two cores). Without it such claims
+    /// stay unverifiable unless an earlier deep run cached them.
+    #[arg(long)]
+    pub deep: bool,
+    #[command(flatten)]
+    pub remote: RemoteChoice,
 }

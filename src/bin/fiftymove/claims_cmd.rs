@@ -14,10 +14,10 @@ use fiftymove::{
     chess::material::Material,
     claims::records::{self, longest_wins, record_materials, RecordMaterials, RecordsReport},
     claims::{self, parse_catalog, Claim, Hooks, Sources, Verifier, SWEEP_UNITS},
+    model::merge::{read_text, read_whole_results},
+    model::ScanStats,
     probe::Prober,
     report::{write_report, ReportInput},
-    scan::merge::{read_text, read_whole_results},
-    scan::ScanStats,
     solve::{Cache, Metric, Rule, SolvePlan, Solver},
     tables::Inventory,
     Error,
@@ -25,7 +25,7 @@ use fiftymove::{
 use indicatif::ProgressBar;
 
 use super::{
-    args::RemoteChoice,
+    args::{ClaimsArgs, RemoteChoice},
     probe_cmd::{remote_prober, report_remote},
     progress_bar, render, render_claims,
     scan_cmd::SolveBar,
@@ -98,17 +98,6 @@ fn sources<'a>(global: &Global, inv: &'a Inventory, bars: &'a Bars<'_>) -> Sourc
     Sources::new(inv, global.verify, global.memory, solver, stats, bars)
 }
 
-/// The options of `claims`.
-pub struct ClaimsArgs {
-    pub ids: Vec<String>,
-    pub list: bool,
-    pub catalog: Option<PathBuf>,
-    pub from: Vec<PathBuf>,
-    pub require_tables: bool,
-    pub deep: bool,
-    pub remote: RemoteChoice,
-}
-
 fn load_catalog(path: Option<&Path>) -> Result<Vec<Claim>, Error> {
     match path {
         Some(p) => parse_catalog(&read_text(p)?, &p.display().to_string()),
@@ -135,11 +124,9 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
     let catalog = load_catalog(args.catalog.as_deref())?;
     let selected = claims::select(&catalog, &args.ids)?;
     if args.list {
-        if global.json {
-            render::json_line(out, &selected)?;
-        } else {
-            render_claims::list_text(out, &selected)?;
-        }
+        render::json_or_text(global.json, out, &selected, |out, c| {
+            render_claims::list_text(out, c)
+        })?;
         return Ok(());
     }
     let inv = global.inventory()?;
@@ -184,11 +171,9 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
     }
     bars.finish();
     report_remote(global, remote.as_ref());
-    if global.json {
-        render::json_line(out, &results)?;
-    } else {
-        render_claims::tally_text(out, &results)?;
-    }
+    render::json_or_text(global.json, out, &results, |out, r| {
+        render_claims::tally_text(out, r)
+    })?;
     Ok(())
 }
 
@@ -250,11 +235,7 @@ pub fn cmd_records(
             .longest
             .extend(longest_wins(&mut verifier, m, with_lines)?);
     }
-    if global.json {
-        render::json_line(out, &report)?;
-    } else {
-        render_claims::records_text(out, &report)?;
-    }
+    render::json_or_text(global.json, out, &report, render_claims::records_text)?;
     Ok(())
 }
 

@@ -29,7 +29,7 @@ use fiftymove::{
     error::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER},
     human::human_bytes,
     memory::{parse_size, MemoryLimit},
-    scan::Shard,
+    model::Shard,
     solve::Cache,
     tables::{self, Inventory},
     Error,
@@ -212,7 +212,7 @@ fn run(raw: RawArgs) -> RunResult {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()
-            .map_err(|e| Error::Other(format!("cannot start {n} threads: {e}")))?;
+            .map_err(|source| Error::Threads { count: n, source })?;
     }
     let memory = match raw.memory_limit.as_deref() {
         None => MemoryLimit::Available,
@@ -279,18 +279,15 @@ fn run(raw: RawArgs) -> RunResult {
             engine,
             plan: show_plan,
         } => {
-            let plan = scan_cmd::ScanCommand::validate(
+            let cmd = scan_cmd::ScanCommand::validate(
                 &materials,
                 shard.as_deref(),
                 out_file,
                 raw,
                 engine,
+                show_plan,
             )?;
-            if show_plan {
-                scan_cmd::cmd_scan_plan(&global, &plan, &mut out)
-            } else {
-                scan_cmd::cmd_scan(&global, &plan, &mut out)
-            }
+            scan_cmd::cmd_scan(&global, &cmd, &mut out)
         }
         Command::Solve {
             materials,
@@ -301,45 +298,22 @@ fn run(raw: RawArgs) -> RunResult {
             raw,
             plan: show_plan,
         } => {
-            let plan = scan_cmd::SolveCommand::validate(
+            let cmd = scan_cmd::SolveCommand::validate(
                 &materials,
                 rule.as_deref(),
                 metric,
                 shard.as_deref(),
                 out_file,
                 raw,
+                show_plan,
             )?;
-            if show_plan {
-                scan_cmd::cmd_solve_plan(&global, &plan, &mut out)
-            } else {
-                scan_cmd::cmd_solve(&global, &plan, &mut out)
-            }
+            scan_cmd::cmd_solve(&global, &cmd, &mut out)
         }
         Command::Merge {
             files,
             out: out_file,
         } => scan_cmd::cmd_merge(&global, &files, out_file, &mut out),
-        Command::Claims {
-            ids,
-            list,
-            catalog,
-            from,
-            require_tables,
-            deep,
-            remote,
-        } => claims_cmd::cmd_claims(
-            &global,
-            &claims_cmd::ClaimsArgs {
-                ids,
-                list,
-                catalog,
-                from,
-                require_tables,
-                deep,
-                remote,
-            },
-            &mut out,
-        ),
+        Command::Claims(args) => claims_cmd::cmd_claims(&global, &args, &mut out),
         Command::Records {
             materials,
             from,

@@ -7,7 +7,8 @@ use std::io::{IsTerminal, Write};
 use fiftymove::{
     chess::{material::Material, position::parse_fen},
     probe::{
-        line::{best_line, best_line_with, to_pgn},
+        best_line,
+        line::{best_line_with, to_pgn},
         Prober,
     },
     solve::{Cache, Metric, Positions, Rule, Solver},
@@ -16,7 +17,7 @@ use fiftymove::{
 };
 
 use crate::{
-    args::{LineFormat, MetricArg, RemoteChoice, SolveChoice},
+    args::{LineFormat, RemoteChoice, SolveChoice},
     no_rule_for, render,
     scan_cmd::SolveBar,
     Global, RunResult,
@@ -139,11 +140,7 @@ fn solver_choice(choice: &SolveChoice) -> Result<Option<(Rule, Metric)>, Error> 
         Some(text) => text.parse()?,
         None => Rule::FIFTY,
     };
-    let metric = match choice.metric {
-        None | Some(MetricArg::Dtz) => Metric::Dtz,
-        Some(MetricArg::Dtm) => Metric::Dtm,
-        Some(MetricArg::Dtr) => Metric::Dtr,
-    };
+    let metric = choice.metric.unwrap_or(Metric::Dtz);
     if metric != Metric::Dtz && choice.rule.is_some() {
         return Err(no_rule_for(metric));
     }
@@ -167,11 +164,7 @@ pub fn cmd_probe(
         let report = prober.report(&pos);
         report_remote(global, Some(&prober));
         let report = report?;
-        if global.json {
-            render::json_line(out, &report)?;
-        } else {
-            render::probe_text(out, &report)?;
-        }
+        render::json_or_text(global.json, out, &report, render::probe_text)?;
         return Ok(());
     }
     let report = match solver_choice(choice)? {
@@ -196,11 +189,7 @@ pub fn cmd_probe(
             prober.report(&pos)?
         }
     };
-    if global.json {
-        render::json_line(out, &report)?;
-    } else {
-        render::probe_text(out, &report)?;
-    }
+    render::json_or_text(global.json, out, &report, render::probe_text)?;
     Ok(())
 }
 

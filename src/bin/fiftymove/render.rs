@@ -6,9 +6,9 @@ use fiftymove::{
     chess::rule::{Metric, Rule},
     chess::wdl::Outcome,
     human::human_bytes,
+    model::ScanStats,
     probe::line::{Line, LineEnd},
     probe::ProbeReport,
-    scan::ScanStats,
     tables::{MemoryNeeds, TablesReport},
 };
 use serde::Serialize;
@@ -18,6 +18,21 @@ pub fn json_line<T: Serialize>(out: &mut impl Write, value: &T) -> io::Result<()
     // (From keeps the kind of an I/O error: a closed pipe stays BrokenPipe.)
     serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
     out.write_all(b"\n")
+}
+
+/// `value` as one JSON line with `--json` (`json`), else as `text` writes
+/// it for people.
+pub fn json_or_text<W: Write, T: Serialize>(
+    json: bool,
+    out: &mut W,
+    value: &T,
+    text: impl FnOnce(&mut W, &T) -> io::Result<()>,
+) -> io::Result<()> {
+    if json {
+        json_line(out, value)
+    } else {
+        text(out, value)
+    }
 }
 
 fn signed(v: i32) -> String {
@@ -370,9 +385,9 @@ pub fn scan_text(out: &mut impl Write, s: &ScanStats) -> io::Result<()> {
             "{:<14} {:>15} {:>15}",
             "N-move rule", "White to move", "Black to move"
         )?;
-        for n in fiftymove::scan::RULES_COUNTED {
+        for n in fiftymove::model::RULES_COUNTED {
             let key = n.to_string();
-            let lost = |side: &fiftymove::scan::SideStats,
+            let lost = |side: &fiftymove::model::SideStats,
                         under: &std::collections::BTreeMap<String, u64>| {
                 side.wdl.win - under.get(&key).copied().unwrap_or(0)
             };
@@ -385,11 +400,9 @@ pub fn scan_text(out: &mut impl Write, s: &ScanStats) -> io::Result<()> {
             )?;
         }
     }
-    let metric = s.metric.map_or("DTZ", |m| match m {
-        Metric::Dtz => "DTZ",
-        Metric::Dtm => "DTM",
-        Metric::Dtr => "DTR",
-    });
+    let metric = s
+        .metric
+        .map_or_else(|| "DTZ".to_owned(), |m| m.as_str().to_ascii_uppercase());
     writeln!(
         out,
         "{metric} histogram (plies: White-to-move win/loss, Black-to-move win/loss):"

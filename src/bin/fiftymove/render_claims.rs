@@ -218,19 +218,16 @@ pub fn records_text(out: &mut impl Write, r: &RecordsReport) -> io::Result<()> {
             best.fen
         )?;
     }
-    if !r.skipped.is_empty() {
-        writeln!(
-            out,
-            "Not examined (over --max-pieces): {}",
-            r.skipped.join(" ")
-        )?;
-    }
-    if !r.not_scanned.is_empty() {
-        writeln!(
-            out,
-            "Not scanned yet (name them, or use --all-tables): {}",
-            r.not_scanned.join(" ")
-        )?;
+    for (label, tables) in [
+        ("Not examined (over --max-pieces)", &r.skipped),
+        (
+            "Not scanned yet (name them, or use --all-tables)",
+            &r.not_scanned,
+        ),
+    ] {
+        if !tables.is_empty() {
+            writeln!(out, "{label}: {}", tables.join(" "))?;
+        }
     }
     Ok(())
 }

@@ -4,28 +4,59 @@
 use std::{io::Write, path::PathBuf};
 
 use fiftymove::{
+    model::{
+        merge::{merge_shards, read_results},
+        Engine, ScanStats,
+    },
     output::write_atomically,
     probe::Prober,
-    scan::{
-        merge::{merge_shards, read_results},
-        probe::{scan_with_prober, ScanPlan},
-        ScanStats,
-    },
+    scan::probe::{scan_with_prober, ScanPlan},
     solve::{Cache, Metric, Progress, Rule, SolvePlan, Solver},
     Error,
 };
 use indicatif::ProgressBar;
 
-use crate::{
-    args::{Engine, MetricArg},
-    check_out_file, parse_shard, progress_bar, render, Global, RunResult, StepLines,
-};
+use crate::{check_out_file, parse_shard, progress_bar, render, Global, RunResult, StepLines};
 
 /// A validated `scan` invocation.
 pub struct ScanCommand {
-    plans: Vec<ScanPlan>,
-    out: Option<PathBuf>,
+    batch: Batch<ScanPlan>,
     engine: Engine,
+}
+
+/// What a validated `scan` and `solve` share.
+pub struct Batch<P> {
+    plans: Vec<P>,
+    /// Where the document goes (stdout if not set).
+    out: Option<PathBuf>,
+    /// `--plan`: print what the work needs instead of doing it.
+    show_plan: bool,
+}
+
+impl<P> Batch<P> {
+    /// `plans` for `out`: `--shard` needs `--out` (the parts are merged
+    /// from files), and the file must be writable before the long work
+    /// starts.
+    fn new(
+        plans: Vec<P>,
+        sharded: bool,
+        out: Option<PathBuf>,
+        show_plan: bool,
+    ) -> Result<Batch<P>, Error> {
+        if sharded && out.is_none() {
+            return Err(Error::Usage(
+                "--shard needs --out FILE, so that the parts can be merged".into(),
+            ));
+        }
+        if let Some(path) = &out {
+            check_out_file(path)?;
+        }
+        Ok(Batch {
+            plans,
+            out,
+            show_plan,
+        })
+    }
 }
 
 impl ScanCommand {
@@ -35,6 +66,7 @@ impl ScanCommand {
         out: Option<PathBuf>,
         raw: bool,
         engine: Engine,
+        show_plan: bool,
     ) -> Result<ScanCommand, Error> {
         let shard = shard.map(parse_shard).transpose()?;
         let plans = materials
@@ -48,27 +80,23 @@ impl ScanCommand {
                 })
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        if shard.is_some() && out.is_none() {
-            return Err(Error::Usage(
-                "--shard needs --out FILE, so that the parts can be merged".into(),
-            ));
-        }
-        if let Some(path) = &out {
-            check_out_file(path)?;
-        }
-        Ok(ScanCommand { plans, out, engine })
+        let batch = Batch::new(plans, shard.is_some(), out, show_plan)?;
+        Ok(ScanCommand { batch, engine })
     }
 }
 
 pub fn cmd_scan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResult {
+    if cmd.batch.show_plan {
+        return cmd_scan_plan(global, cmd, out);
+    }
     let inv = global.inventory()?;
     // Every table of every material must be present before the long work.
-    for plan in &cmd.plans {
+    for plan in &cmd.batch.plans {
         inv.require(&plan.material, &plan.material.to_string())?;
     }
     let prober = Prober::new(inv.open()?);
     let mut results = Vec::new();
-    for plan in &cmd.plans {
+    for plan in &cmd.batch.plans {
         let stats = match cmd.engine {
             Engine::Probe => {
                 let bar = progress_bar(
@@ -93,16 +121,17 @@ pub fn cmd_scan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> Run
                 bar.finish_and_clear();
                 stats
             }
+            Engine::Solve => unreachable!("clap offers no --engine solve"),
         };
         results.push(stats);
     }
-    emit_stats(global, &results, cmd.out.as_deref(), out)
+    emit_stats(global, &results, cmd.batch.out.as_deref(), out)
 }
 
 /// `scan --plan`: each material's sweep memory bound.
-pub fn cmd_scan_plan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResult {
+fn cmd_scan_plan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResult {
     let inv = global.inventory()?;
-    for plan in &cmd.plans {
+    for plan in &cmd.batch.plans {
         let bytes = fiftymove::scan::sweep::sweep_memory_bound(&inv, &plan.material)?;
         if global.json {
             render::json_line(
@@ -132,11 +161,7 @@ fn emit_stats(
         return Ok(());
     }
     for r in results {
-        if global.json {
-            render::json_line(out, r)?;
-        } else {
-            render::scan_text(out, r)?;
-        }
+        render::json_or_text(global.json, out, r, render::scan_text)?;
     }
     Ok(())
 }
@@ -156,30 +181,24 @@ pub fn cmd_merge(
 }
 
 /// A validated `solve` invocation.
-pub struct SolveCommand {
-    plans: Vec<SolvePlan>,
-    out: Option<PathBuf>,
-}
+pub type SolveCommand = Batch<SolvePlan>;
 
-impl SolveCommand {
+impl Batch<SolvePlan> {
     pub fn validate(
         materials: &[String],
         rule: Option<&str>,
-        metric: MetricArg,
+        metric: Metric,
         shard: Option<&str>,
         out: Option<PathBuf>,
         raw: bool,
+        show_plan: bool,
     ) -> Result<SolveCommand, Error> {
-        let metric = match metric {
-            MetricArg::Dtz => Metric::Dtz,
-            MetricArg::Dtm => Metric::Dtm,
-            MetricArg::Dtr => Metric::Dtr,
-        };
         let rule: Rule = match (rule, metric) {
             (Some(_), Metric::Dtm | Metric::Dtr) => return Err(crate::no_rule_for(metric)),
             (None, Metric::Dtm | Metric::Dtr) => Rule::None,
-            (Some(text), Metric::Dtz) => text.parse()?,
-            (None, Metric::Dtz) => Rule::FIFTY,
+            // DTZ; the plan refuses a metric the solver does not compute.
+            (Some(text), _) => text.parse()?,
+            (None, _) => Rule::FIFTY,
         };
         let shard = shard.map(parse_shard).transpose()?;
         let plans = materials
@@ -197,21 +216,13 @@ impl SolveCommand {
                 Ok(plan)
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        if shard.is_some() && out.is_none() {
-            return Err(Error::Usage(
-                "--shard needs --out FILE, so that the parts can be merged".into(),
-            ));
-        }
-        if let Some(path) = &out {
-            check_out_file(path)?;
-        }
-        Ok(SolveCommand { plans, out })
+        Batch::new(plans, shard.is_some(), out, show_plan)
     }
 }
 
 /// `solve --plan`: the closures of the materials in solving order (each
 /// material once), with what each job needs.
-pub fn cmd_solve_plan(global: &Global, cmd: &SolveCommand, out: &mut impl Write) -> RunResult {
+fn cmd_solve_plan(global: &Global, cmd: &SolveCommand, out: &mut impl Write) -> RunResult {
     let solver = Solver::new(global.cache.clone().map(Cache::new), global.memory);
     let mut seen = std::collections::HashSet::new();
     for plan in &cmd.plans {
@@ -295,6 +306,9 @@ impl Progress for SolveBar {
 }
 
 pub fn cmd_solve(global: &Global, cmd: &SolveCommand, out: &mut impl Write) -> RunResult {
+    if cmd.show_plan {
+        return cmd_solve_plan(global, cmd, out);
+    }
     let solver = Solver::new(global.cache.clone().map(Cache::new), global.memory);
     let bar = SolveBar::new(global);
     let mut results = Vec::new();

@@ -35,11 +35,9 @@ pub fn cmd_tables(
             closure.memory = Some(memory_needs(&plain, material, global.memory));
         }
     }
-    if global.json {
-        render::json_line(out, &report)?;
-    } else {
-        render::tables_text(out, &report, verify)?;
-    }
+    render::json_or_text(global.json, out, &report, |out, r| {
+        render::tables_text(out, r, verify)
+    })?;
     out.flush()?;
     match report.failure() {
         Some(e) => Err(e.into()),

@@ -7,7 +7,7 @@
 //! blessed loss): the phase up to the next zeroing move lasts `d` plies, or
 //! `d - 100` plies when a *later* phase carries the curse. The verifier never
 //! guesses which: it plays the best-play line of the longest position
-//! ([`crate::probe::line::best_line`]) and reads its first phase. When that still
+//! ([`crate::probe::best_line`]) and reads its first phase. When that still
 //! leaves the longest phase open, the evidence says so and gives bounds.
 //!
 //! * *Moves* (`max_moves`, `at_most_moves`): the winner to move needs
@@ -38,21 +38,22 @@ use std::collections::{BTreeMap, HashMap};
 
 use shakmaty::{Color, Position};
 
-use super::source::{Engine, Request, Sourced, Sources};
+use super::source::{Request, Sourced, Sources};
 use super::{
     catalog::{Check, Claim, Metric},
     evidence::Evidence,
     filter::Filter,
 };
+use crate::model::Engine;
 use crate::{
     chess::material::Material,
     chess::position::parse_fen,
-    chess::rule::{Metric as SolveMetric, Rule},
+    chess::rule::Rule,
     error::{Error, Result},
+    model::ScanStats,
     probe::line::best_line_with,
-    probe::line::{best_line, Line},
     probe::Prober,
-    scan::ScanStats,
+    probe::{best_line, line::Line},
     solve::Positions,
     tables::checksums,
     tables::Inventory,
@@ -69,10 +70,10 @@ pub struct Verifier<'a> {
     scans: HashMap<String, Sourced>,
     lines: HashMap<String, Line>,
     /// The solver's answers for single positions, by rule and metric.
-    positions: HashMap<(Rule, SolveMetric), Positions<'a>>,
+    positions: HashMap<(Rule, Metric), Positions<'a>>,
 }
 
-fn scan_key(material: &Material, filter: Option<&Filter>, metric: SolveMetric) -> String {
+fn scan_key(material: &Material, filter: Option<&Filter>, metric: Metric) -> String {
     format!(
         "{material}|{}|{}",
         filter.map(Filter::key).unwrap_or_default(),
@@ -174,7 +175,7 @@ impl<'a> Verifier<'a> {
             });
         }
         let m: Material = stats.material.parse()?;
-        let metric = stats.metric.unwrap_or(SolveMetric::Dtz);
+        let metric = stats.metric.unwrap_or(Metric::Dtz);
         let engine = if stats.engine.is_some() {
             Engine::Solve
         } else {
@@ -195,7 +196,7 @@ impl<'a> Verifier<'a> {
     }
 
     fn scan(&mut self, material: &Material, filter: Option<&Filter>) -> Result<&ScanStats> {
-        Ok(&self.doc(material, filter, SolveMetric::Dtz)?.stats)
+        Ok(&self.doc(material, filter, Metric::Dtz)?.stats)
     }
 
     /// The document of `material` (positions by `filter`) in `metric`.
@@ -203,7 +204,7 @@ impl<'a> Verifier<'a> {
         &mut self,
         material: &Material,
         filter: Option<&Filter>,
-        metric: SolveMetric,
+        metric: Metric,
     ) -> Result<&Sourced> {
         let key = scan_key(material, filter, metric);
         if !self.scans.contains_key(&key) {
@@ -223,7 +224,7 @@ impl<'a> Verifier<'a> {
         &mut self,
         claim: &Claim,
         material: &Material,
-        metric: SolveMetric,
+        metric: Metric,
         ev: &mut Evidence,
     ) -> Result<Sourced> {
         ev.scope = Some(match &claim.filter {
@@ -236,7 +237,7 @@ impl<'a> Verifier<'a> {
     }
 
     /// The solver's answers under `rule` and `metric`.
-    fn positions(&mut self, rule: Rule, metric: SolveMetric) -> Result<&Positions<'a>> {
+    fn positions(&mut self, rule: Rule, metric: Metric) -> Result<&Positions<'a>> {
         if !self.positions.contains_key(&(rule, metric)) {
             let p = Positions::new(
                 self.sources.solver(),
@@ -250,7 +251,7 @@ impl<'a> Verifier<'a> {
     }
 
     /// The line of `fen` played by the solver under `rule` in `metric`.
-    fn solver_line(&mut self, fen: &str, rule: Rule, metric: SolveMetric) -> Result<Line> {
+    fn solver_line(&mut self, fen: &str, rule: Rule, metric: Metric) -> Result<Line> {
         let pos = parse_fen(fen)?;
         let material = Material::from_board(pos.board())?;
         let positions = self.positions(rule, metric)?;
@@ -276,7 +277,7 @@ impl<'a> Verifier<'a> {
             } else if self.remote_decides(&material) {
                 best_line(self.prober_for(&material), &pos)?
             } else {
-                self.solver_line(fen, Rule::FIFTY, SolveMetric::Dtz)?
+                self.solver_line(fen, Rule::FIFTY, Metric::Dtz)?
             };
             self.lines.insert(fen.to_owned(), line);
         }
@@ -320,10 +321,10 @@ impl<'a> Verifier<'a> {
 /// The document a whole-endgame claim on `material` reads, if any.
 fn request_for(c: &Claim, material: Material) -> Option<Request> {
     let metric = match (&c.metric, &c.check) {
-        (_, Check::Allowance { .. } | Check::ExceedsMoves { .. }) => SolveMetric::Dtr,
-        (Metric::Dtm, _) => SolveMetric::Dtm,
+        (_, Check::Allowance { .. } | Check::ExceedsMoves { .. }) => Metric::Dtr,
+        (Metric::Dtm, _) => Metric::Dtm,
         (Metric::Rule, _) | (_, Check::None) => return None,
-        _ => SolveMetric::Dtz,
+        _ => Metric::Dtz,
     };
     Some(Request {
         material,

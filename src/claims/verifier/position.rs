@@ -13,6 +13,7 @@ use crate::{
         evidence::{Evidence, LineSummary, Verdict, Witness},
     },
     error::{Error, Result},
+    model::dtz::winner_moves,
 };
 
 impl Verifier<'_> {
@@ -53,7 +54,7 @@ impl Verifier<'_> {
             (None, None)
         };
         let winner_to_move = claimed == Some(pos.turn());
-        let moves = first.map(|p| if winner_to_move { p.div_ceil(2) } else { p / 2 });
+        let moves = first.map(|p| winner_moves(p, winner_to_move));
         Ok((
             winner.filter(|w| Some(*w) == claimed),
             Witness {
@@ -100,11 +101,7 @@ impl Verifier<'_> {
                 }
             }
             _ => {
-                ev.summary = format!(
-                    "the position is not a win for {} (WDL {})",
-                    claim.winner.as_deref().unwrap_or("?"),
-                    w.wdl.as_str()
-                );
+                ev.summary = not_a_win(claim, &w, "");
                 Verdict::Refuted
             }
         };
@@ -127,7 +124,7 @@ impl Verifier<'_> {
         let prober = self.prober_for(&material);
         let remote = prober
             .remote_source()
-            .ok_or_else(|| Error::Other("a mate check without a service".into()))?;
+            .ok_or_else(|| Error::inconsistent("the verifier", "a mate check without a service"))?;
         let fen_now = fen_of(&pos);
         ev.scope = Some(format!("the position {fen_now}"));
         ev.claimed_moves = Some(moves);
@@ -153,11 +150,7 @@ impl Verifier<'_> {
             return Ok(Verdict::Refuted);
         }
         let plies = dtm.unsigned_abs();
-        let observed = if dtm > 0 {
-            plies.div_ceil(2)
-        } else {
-            plies / 2
-        };
+        let observed = winner_moves(plies, dtm > 0);
         ev.observed_moves = Some([observed, observed]);
         Ok(if observed == moves {
             ev.summary = format!("the winner mates in exactly {moves} moves (DTM {plies} plies)");
@@ -190,14 +183,20 @@ impl Verifier<'_> {
             );
             Verdict::Confirmed
         } else {
-            ev.summary = format!(
-                "the position is not a win for {} (WDL {} for the side to move)",
-                claim.winner.as_deref().unwrap_or("?"),
-                w.wdl.as_str()
-            );
+            ev.summary = not_a_win(claim, &w, " for the side to move");
             Verdict::Refuted
         };
         ev.longest = Some(w);
         Ok(verdict)
     }
+}
+
+/// The summary of a position claim whose position is not a win for the
+/// claimed winner: what the WDL is (`whose`: from whose view, if said).
+fn not_a_win(claim: &Claim, w: &Witness, whose: &str) -> String {
+    format!(
+        "the position is not a win for {} (WDL {}{whose})",
+        claim.winner.as_deref().unwrap_or("?"),
+        w.wdl.as_str()
+    )
 }

@@ -7,7 +7,6 @@ use shakmaty::{Color, Position};
 use super::{color_name, official_sizes, request_for, Verifier};
 use crate::{
     chess::material::Material,
-    chess::rule::Metric as SolveMetric,
     claims::{
         catalog::{position_after, Check, Claim, Metric},
         evidence::{ClaimResult, Evidence, Verdict},
@@ -48,7 +47,7 @@ impl Verifier<'_> {
     ///
     /// # Errors
     ///
-    /// Table errors (a damaged table), or [`Error::Other`] when the tables
+    /// Table errors (a damaged table), or [`Error::Inconsistent`] when the tables
     /// contradict themselves. Missing tables are not errors: they make the
     /// verdict `unverifiable`.
     pub fn verify(&mut self, claim: &Claim) -> Result<ClaimResult> {
@@ -90,10 +89,10 @@ impl Verifier<'_> {
         }
         let material = claim
             .material()?
-            .ok_or_else(|| Error::Other(format!("claim {} names no material", claim.id)))?;
+            .ok_or_else(|| claim_lacks(claim, "names no material"))?;
         let winner = claim
             .winner_color(&material)
-            .ok_or_else(|| Error::Other(format!("claim {} names no winner", claim.id)))?;
+            .ok_or_else(|| claim_lacks(claim, "names no winner"))?;
         // The winner's colour: in the material as written, or on the board
         // of a position claim (where the FEN decides the colours).
         let shown_color = match &claim.check {
@@ -256,6 +255,14 @@ impl Verifier<'_> {
     }
 }
 
+/// The error of a claim that lacks what its check needs.
+fn claim_lacks(claim: &Claim, detail: &str) -> Error {
+    Error::Claim {
+        id: claim.id.clone(),
+        detail: detail.to_owned(),
+    }
+}
+
 /// Records the table files a claim lacks: in the result, and with their
 /// official sizes in the evidence.
 fn record_missing(ev: &mut Evidence, missing_tables: &mut Vec<String>, missing: Vec<String>) {
@@ -302,10 +309,12 @@ fn deferral(claim: &Claim, material: Material, request: &Request) -> String {
 }
 
 /// What a solve of `metric` for a claim is, in words.
-fn describe_solve(metric: SolveMetric) -> &'static str {
+fn describe_solve(metric: Metric) -> &'static str {
     match metric {
-        SolveMetric::Dtz => "DTZ under the 50-move rule",
-        SolveMetric::Dtm => "distance to mate",
-        SolveMetric::Dtr => "depth by the rule",
+        Metric::Dtz => "DTZ under the 50-move rule",
+        Metric::Dtm => "distance to mate",
+        Metric::Dtr => "depth by the rule",
+        Metric::Dtc => "distance to conversion",
+        Metric::Rule => "a rule of play",
     }
 }

@@ -6,14 +6,15 @@ use shakmaty::Color;
 use super::{color_name, Verifier};
 use crate::{
     chess::material::Material,
-    chess::rule::{Metric as SolveMetric, Rule},
+    chess::rule::{Metric, Rule},
     chess::wdl::Wdl,
     claims::{
         catalog::{Check, Claim},
         evidence::{Evidence, LineSummary, SideEvidence, Verdict, Witness},
     },
     error::Result,
-    scan::{Histogram, LongestEntry},
+    model::dtz::winner_moves,
+    model::{Histogram, LongestEntry},
 };
 
 impl Verifier<'_> {
@@ -30,7 +31,7 @@ impl Verifier<'_> {
     ) -> Result<Verdict> {
         let allowance = matches!(claim.check, Check::Allowance { .. });
         let limit = 2 * moves;
-        let doc = self.claim_doc(claim, material, SolveMetric::Dtr, ev)?;
+        let doc = self.claim_doc(claim, material, Metric::Dtr, ev)?;
         let stats = &doc.stats;
         let mut over_total = 0;
         let mut within_total = 0;
@@ -74,7 +75,7 @@ impl Verifier<'_> {
                 Some(LineSummary::from(&self.solver_line(
                     &entry.fen,
                     rule,
-                    SolveMetric::Dtz,
+                    Metric::Dtz,
                 )?))
             } else {
                 None
@@ -84,7 +85,7 @@ impl Verifier<'_> {
                 side_to_move: if winner_to_move { "winner" } else { "loser" }.into(),
                 wdl: if winner_to_move { Wdl::Win } else { Wdl::Loss },
                 dtz: dtr,
-                metric: Some(SolveMetric::Dtr),
+                metric: Some(Metric::Dtr),
                 phase_plies: summary
                     .as_ref()
                     .and_then(|s| s.phases.iter().map(|p| p.plies).max()),
@@ -128,7 +129,7 @@ impl Verifier<'_> {
         ev: &mut Evidence,
     ) -> Result<Verdict> {
         let exact_max = matches!(claim.check, Check::MaxMoves { .. });
-        let doc = self.claim_doc(claim, material, SolveMetric::Dtm, ev)?;
+        let doc = self.claim_doc(claim, material, Metric::Dtm, ev)?;
         let stats = &doc.stats;
         // The winner's moves: ceil(p/2) of a mate in p plies with the
         // winner to move, p/2 with the loser to move.
@@ -138,7 +139,7 @@ impl Verifier<'_> {
             let side = stats.side(color);
             let (hist, wins, other, entry) = winners_part(side, winner_to_move);
             positions += side.positions;
-            let mate_moves = |p: u32| if winner_to_move { p.div_ceil(2) } else { p / 2 };
+            let mate_moves = |p: u32| winner_moves(p, winner_to_move);
             if let Some(e) = entry {
                 let m = mate_moves(e.dtz);
                 if best.as_ref().is_none_or(|(b, _, _)| m > *b) {
@@ -158,13 +159,13 @@ impl Verifier<'_> {
             return Ok(Verdict::Refuted);
         };
         ev.observed_moves = Some([observed, observed]);
-        let line = self.solver_line(&entry.fen, Rule::None, SolveMetric::Dtm)?;
+        let line = self.solver_line(&entry.fen, Rule::None, Metric::Dtm)?;
         ev.longest = Some(Witness {
             fen: entry.fen.clone(),
             side_to_move: if winner_to_move { "winner" } else { "loser" }.into(),
             wdl: if winner_to_move { Wdl::Win } else { Wdl::Loss },
             dtz: entry.dtz,
-            metric: Some(SolveMetric::Dtm),
+            metric: Some(Metric::Dtm),
             phase_plies: None,
             moves: Some(observed),
             line: Some(LineSummary::from(&line)),
@@ -195,7 +196,7 @@ impl Verifier<'_> {
 /// wins, else the loser's losses (which answer them); the histogram, their
 /// count, the other side's wins, and the longest entry.
 fn winners_part(
-    side: &crate::scan::SideStats,
+    side: &crate::model::SideStats,
     winner_to_move: bool,
 ) -> (&Histogram, u64, u64, &Option<LongestEntry>) {
     if winner_to_move {
@@ -221,7 +222,7 @@ fn winners_part(
 fn solved_side(
     color: Color,
     winner_to_move: bool,
-    side: &crate::scan::SideStats,
+    side: &crate::model::SideStats,
     wins: u64,
     other: u64,
 ) -> SideEvidence {

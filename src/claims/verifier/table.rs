@@ -11,7 +11,7 @@ use super::{color_name, Verifier};
 use crate::{
     chess::material::Material,
     chess::position::fen_of,
-    chess::rule::Metric as SolveMetric,
+    chess::rule::Metric,
     chess::wdl::Wdl,
     claims::{
         catalog::{Check, Claim, GeneralOutcome},
@@ -20,8 +20,9 @@ use crate::{
     },
     error::Result,
     human::pct,
-    scan::enumerate::Enumerator,
-    scan::{Histogram, LongestEntry, SideStats},
+    model::dtz::winner_moves,
+    model::enumerate::Enumerator,
+    model::{Histogram, LongestEntry, SideStats},
 };
 
 /// Plies after which the 50-move rule allows a claim.
@@ -78,11 +79,7 @@ impl View<'_> {
     }
     /// The winner's moves for a phase of `plies`.
     fn moves(&self, plies: u32) -> u32 {
-        if self.winner_to_move {
-            plies.div_ceil(2)
-        } else {
-            plies / 2
-        }
+        winner_moves(plies, self.winner_to_move)
     }
     fn role(&self) -> &'static str {
         if self.winner_to_move {
@@ -131,7 +128,7 @@ impl Verifier<'_> {
             }
             _ => None,
         };
-        let doc = self.claim_doc(claim, material, SolveMetric::Dtz, ev)?;
+        let doc = self.claim_doc(claim, material, Metric::Dtz, ev)?;
         let stats = doc.stats;
         let views = [
             View {

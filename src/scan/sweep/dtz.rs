@@ -28,7 +28,7 @@ use std::sync::atomic::{
 };
 
 use rayon::prelude::*;
-use shakmaty::{Color, Role};
+use shakmaty::Color;
 
 mod settle;
 mod wdl_pass;
@@ -41,6 +41,7 @@ use super::{
 };
 use crate::{
     error::{Error, Result},
+    model::dtz::{phase_parity_is_natural, RoundedDtz},
     tables::reader::{
         cidx, slot_map, Counts, Encoding, Located, MoverIndex, TableLayout, Units, MAX,
     },
@@ -258,7 +259,7 @@ impl Run<'_> {
 
 /// The error of a successor without an index.
 fn no_successor() -> Error {
-    Error::Other("successor without a DTZ index".into())
+    Error::inconsistent("the sweep", "successor without a DTZ index")
 }
 
 /// The scanned table in memory.
@@ -312,34 +313,9 @@ impl RawWdl {
 }
 
 /// Whether every phase of this material, with `loser` losing, must end
-/// with the winner's move (see `probe::phase_parity_is_natural`): the
-/// loser has no pawns and each capture it can make leaves the winner a bare
-/// king, or a lone minor piece against a bare king.
+/// with the winner's move ([`crate::model::dtz::phase_parity_is_natural`]).
 pub(crate) fn natural_parity(counts: &Counts, loser: Color) -> bool {
-    let x = &counts[cidx(loser)];
-    let y = &counts[cidx(!loser)];
-    let pawn = Role::Pawn as usize - 1;
-    if x[pawn] > 0 {
-        return false;
-    }
-    let total = |s: &[u8; 6]| s.iter().map(|&n| usize::from(n)).sum::<usize>();
-    let bare_loser = total(x) == 1;
-    let minors = usize::from(y[Role::Bishop as usize - 1] + y[Role::Knight as usize - 1]);
-    [
-        Role::Queen,
-        Role::Rook,
-        Role::Bishop,
-        Role::Knight,
-        Role::Pawn,
-    ]
-    .into_iter()
-    .filter(|r| y[*r as usize - 1] > 0)
-    .all(|captured| {
-        let left = total(y) - 1;
-        let minor = usize::from(matches!(captured, Role::Bishop | Role::Knight));
-        let lone_minor = left == 2 && minors - minor == 1;
-        left == 1 || (lone_minor && bare_loser)
-    })
+    phase_parity_is_natural(&counts[cidx(loser)], &counts[cidx(!loser)])
 }
 
 impl Sweep {
@@ -577,10 +553,9 @@ impl Sweep {
         pieces: &[(shakmaty::Piece, u8)],
         turn: Color,
     ) -> Result<(usize, usize)> {
-        let loc = self
-            .dtz
-            .locate(pieces, turn, true)
-            .ok_or_else(|| Error::Other("position without an index in the DTZ file".into()))?;
+        let loc = self.dtz.locate(pieces, turn, true).ok_or_else(|| {
+            Error::inconsistent("the sweep", "position without an index in the DTZ file")
+        })?;
         Ok(self.global(loc, turn))
     }
 
@@ -605,8 +580,9 @@ impl Sweep {
         let (j, half) = self.locate_main(pos, turn)?;
         let code = self.code(j, half);
         if code == ILLEGAL {
-            return Err(Error::Other(
-                "a legal move led to an illegal position".into(),
+            return Err(Error::inconsistent(
+                "the sweep",
+                "a legal move led to an illegal position",
             ));
         }
         Ok(code & 7)
@@ -702,11 +678,14 @@ impl Sweep {
         let code = self.code(j, half);
         let m = i32::from(v).abs();
         let byte = encode_mag(half, code & 7, m).ok_or_else(|| {
-            Error::Other(format!(
-                "raw DTZ {v} of WDL class {} ({} side) out of the sweep's range",
-                code & 7,
-                if half == 0 { "stored" } else { "unstored" }
-            ))
+            Error::inconsistent(
+                "the sweep",
+                format!(
+                    "raw DTZ {v} of WDL class {} ({} side) out of the sweep's range",
+                    code & 7,
+                    if half == 0 { "stored" } else { "unstored" }
+                ),
+            )
         })?;
         self.mag[half][self.cell(j)].store(byte, Relaxed);
         if rounded {
@@ -845,7 +824,7 @@ impl Sweep {
         squares[usize::from(m.i)] = m.to;
         let idx = codec
             .encode(&mut squares[..pos.n])
-            .ok_or_else(|| Error::Other("successor without a DTZ index".into()))?;
+            .ok_or_else(|| Error::inconsistent("the sweep", "successor without a DTZ index"))?;
         Ok((b.base + idx as usize, usize::from(!mover != b.side)))
     }
 
@@ -1018,8 +997,9 @@ impl Sweep {
             return Err(e);
         }
         let (mag, rounded) = best.ok_or_else(|| {
-            Error::Other(
-                "a won position has no move that keeps the win; tables inconsistent".into(),
+            Error::inconsistent(
+                "the sweep",
+                "a won position has no move that keeps the win; tables inconsistent",
             )
         })?;
         Ok(((s * mag) as i16, rounded))

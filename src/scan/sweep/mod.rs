@@ -57,8 +57,8 @@ use crate::{
     chess::wdl::Wdl,
     error::{Error, Result},
     memory::MemoryLimit,
+    model::{DtzHistograms, Histogram, Longest, RawCounts, ScanStats, SideStats, WdlCounts},
     scan::probe::ScanPlan,
-    scan::{DtzHistograms, Histogram, Longest, RawCounts, ScanStats, SideStats, WdlCounts},
     tables::reader::{SweepError, SweepTable, TableKind},
     tables::Inventory,
 };
@@ -129,10 +129,10 @@ impl Progress<'_> {
 /// # Errors
 ///
 /// [`Error::MissingTables`] if a table of the material's closure is
-/// missing; [`Error::Table`] for unreadable or damaged tables;
+/// missing; [`Error::TableRead`] or [`Error::Table`] for unreadable or damaged tables;
 /// [`Error::Memory`] if the sweep could take more memory than `memory`
 /// allows (checked from the table headers before any work);
-/// [`Error::Other`] if the tables contradict themselves.
+/// [`Error::Inconsistent`] if the tables contradict themselves.
 pub fn scan_with_sweep(
     inv: &Inventory,
     plan: &ScanPlan,
@@ -708,9 +708,10 @@ fn count_walked(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress) -
 
 fn exact(n: u64, group: u64, what: &str) -> Result<u64> {
     if !n.is_multiple_of(group) {
-        return Err(Error::Other(format!(
-            "sweep: {what} count {n}/{group} is not whole; orbit weights are wrong"
-        )));
+        return Err(Error::inconsistent(
+            "the sweep",
+            format!("sweep: {what} count {n}/{group} is not whole; orbit weights are wrong"),
+        ));
     }
     Ok(n / group)
 }

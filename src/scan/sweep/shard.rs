@@ -1,7 +1,7 @@
 //! Counting a small shard of a sweep by enumerating its positions.
 //!
 //! The counting pass of a whole table walks the indices in order, but a
-//! shard is a set of the probe engine's work items (`scan::enumerate`), and
+//! shard is a set of the probe engine's work items (`model::enumerate`), and
 //! finding which indices belong to it means building every position of the
 //! table and its orderings (`count_walked`): for one item of KNN v KNN's
 //! 30,000, three times the cost of the whole sweep. A shard of a few items
@@ -11,7 +11,6 @@
 //! decoded, since the unstored side's values and the settled rounding need
 //! it.
 
-use rayon::prelude::*;
 use shakmaty::{Color, Piece};
 
 use super::{
@@ -23,9 +22,9 @@ use crate::{
     chess::position::fen_of,
     chess::wdl::Wdl,
     error::{Error, Result},
-    scan::enumerate::{Enumerator, WorkItem},
+    model::enumerate::{Enumerator, WorkItem},
+    model::ScanStats,
     scan::probe::ScanPlan,
-    scan::ScanStats,
 };
 
 /// The work factor below which a shard is enumerated rather than walked:
@@ -74,34 +73,14 @@ impl ShardCount {
         plan: &ScanPlan,
         progress: &Progress,
     ) -> Result<()> {
-        let name = plan.material.to_string();
         let enumerator = &self.enumerator;
-        let part = self
-            .items
-            .par_iter()
-            .map(|item| {
-                let mut part = ScanStats::new(&name, plan.raw);
-                let mut failure = None;
-                enumerator.for_each_in(*item, |placement| {
-                    if failure.is_some() {
-                        return;
-                    }
-                    if let Err(e) = record(sweep, plan, enumerator, placement, &mut part) {
-                        failure = Some(e);
-                    }
-                });
-                match failure {
-                    Some(e) => Err(e),
-                    None => Ok(part),
-                }
-            })
-            .try_reduce(
-                || ScanStats::new(&name, plan.raw),
-                |mut a, b| {
-                    a += &b;
-                    Ok(a)
-                },
-            )?;
+        let part = plan.count_items(
+            enumerator,
+            &self.items,
+            || (),
+            |(), placement, part| record(sweep, plan, enumerator, placement, part),
+            || {},
+        )?;
         self.stats += &part;
         progress.add(sweep.window_len() as u64);
         Ok(())
@@ -114,7 +93,7 @@ fn record(
     sweep: &Sweep,
     plan: &ScanPlan,
     enumerator: &Enumerator,
-    placement: &crate::scan::enumerate::Placement,
+    placement: &crate::model::enumerate::Placement,
     part: &mut ScanStats,
 ) -> Result<()> {
     let board = enumerator.board(&placement.squares);
@@ -137,10 +116,13 @@ fn record(
         };
         let code = sweep.code(j, half);
         if code == ILLEGAL {
-            return Err(Error::Other(format!(
-                "sweep: the legal position {} is marked illegal",
-                fen_of(&pos)
-            )));
+            return Err(Error::inconsistent(
+                "the sweep",
+                format!(
+                    "sweep: the legal position {} is marked illegal",
+                    fen_of(&pos)
+                ),
+            ));
         }
         let dtz = sweep.value(half, j);
         let mag = if code & MATED != 0 || dtz == DTZ_MATED {
@@ -155,10 +137,10 @@ fn record(
             CURSED => Wdl::CursedWin,
             WIN => Wdl::Win,
             other => {
-                return Err(Error::Other(format!(
-                    "sweep: WDL code {other} of {}",
-                    fen_of(&pos)
-                )))
+                return Err(Error::inconsistent(
+                    "the sweep",
+                    format!("sweep: WDL code {other} of {}", fen_of(&pos)),
+                ))
             }
         };
         part.side_mut(turn)

@@ -127,8 +127,8 @@ impl Closure {
             })?;
             let file = SweepTable::open(path, TableKind::Wdl).map_err(table_error)?;
             let layout = file.layout().clone();
-            let counts =
-                parse_counts(name).ok_or_else(|| Error::Other(format!("bad name {name}")))?;
+            let counts = parse_counts(name)
+                .ok_or_else(|| Error::inconsistent("the sweep", format!("bad name {name}")))?;
             let table = Arc::new(ClosureTable {
                 layout,
                 file,
@@ -358,13 +358,20 @@ impl Closure {
             .by_counts
             .iter()
             .find(|(c, _)| *c == counts)
-            .ok_or_else(|| Error::Other(format!("no table in the closure for {counts:?}")))?
+            .ok_or_else(|| {
+                Error::inconsistent(
+                    "the sweep",
+                    format!("no table in the closure for {counts:?}"),
+                )
+            })?
             .1;
         let (pairs, n) = pos.pair_array();
         let loc = table
             .layout
             .locate(&pairs[..n], turn, false)
-            .ok_or_else(|| Error::Other("position without an index in its WDL table".into()))?;
+            .ok_or_else(|| {
+                Error::inconsistent("the sweep", "position without an index in its WDL table")
+            })?;
         let cell = &table.values(loc.side)?[loc.idx as usize];
         // Threads may resolve the same value at once: from the stored
         // value they compute the same true one, and either they read is

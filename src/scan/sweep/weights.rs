@@ -22,7 +22,7 @@ use super::board::Pos;
 use crate::{
     chess::material::{Material, Symmetry},
     chess::position::fen_of,
-    scan::{enumerate::Enumerator, Shard},
+    model::{enumerate::Enumerator, Shard},
     tables::reader::MAX,
 };
 

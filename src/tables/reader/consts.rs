@@ -54,34 +54,56 @@ pub(crate) fn binom(n: u64, k: usize) -> u64 {
     BINOM[n as usize][k]
 }
 
-/// Maps squares into the a1-d1-d4 triangle.
-#[rustfmt::skip]
-pub(crate) const TRIANGLE: [u64; 64] = [
-    6, 0, 1, 2, 2, 1, 0, 6,
-    0, 7, 3, 4, 4, 3, 7, 0,
-    1, 3, 8, 5, 5, 8, 3, 1,
-    2, 4, 5, 9, 9, 5, 4, 2,
-    2, 4, 5, 9, 9, 5, 4, 2,
-    1, 3, 8, 5, 5, 8, 3, 1,
-    0, 7, 3, 4, 4, 3, 7, 0,
-    6, 0, 1, 2, 2, 1, 0, 6,
-];
-
-/// Inverse of `TRIANGLE` (restricted to the a1-d1-d4 triangle).
+/// The squares of the a1-d1-d4 triangle, by their index in the encodings.
 pub(super) const INV_TRIANGLE: [u8; 10] = [1, 2, 3, 10, 11, 19, 0, 9, 18, 27];
 
-/// Maps the b1-h1-h7 triangle (below the a1-h8 diagonal) to `0..=27`.
-#[rustfmt::skip]
-pub(crate) const LOWER: [u64; 64] = [
-    28,  0,  1,  2,  3,  4,  5,  6,
-     0, 29,  7,  8,  9, 10, 11, 12,
-     1,  7, 30, 13, 14, 15, 16, 17,
-     2,  8, 13, 31, 18, 19, 20, 21,
-     3,  9, 14, 18, 32, 22, 23, 24,
-     4, 10, 15, 19, 22, 33, 25, 26,
-     5, 11, 16, 20, 23, 25, 34, 27,
-     6, 12, 17, 21, 24, 26, 27, 35,
-];
+/// Maps squares into the a1-d1-d4 triangle: the index of the square the
+/// board's symmetries (the two mirrors and the a1-h8 diagonal) bring them
+/// to, computed from [`INV_TRIANGLE`] so that the two cannot disagree.
+pub(crate) const TRIANGLE: [u64; 64] = {
+    let mut table = [0; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let (mut file, mut rank) = (sq % 8, sq / 8);
+        if file > 3 {
+            file = 7 - file;
+        }
+        if rank > 3 {
+            rank = 7 - rank;
+        }
+        if rank > file {
+            (file, rank) = (rank, file);
+        }
+        let mut t = 0;
+        while INV_TRIANGLE[t] as usize != 8 * rank + file {
+            t += 1;
+        }
+        table[sq] = t as u64;
+        sq += 1;
+    }
+    table
+};
+
+/// Maps the b1-h1-h7 triangle (below the a1-h8 diagonal) to `0..=27` in
+/// square order, a square above the diagonal to its mirror image's number,
+/// and the diagonal's squares to `28..=35`.
+pub(crate) const LOWER: [u64; 64] = {
+    let mut table = [0; 64];
+    let mut below = 0;
+    let mut sq = 0;
+    while sq < 64 {
+        let (file, rank) = (sq % 8, sq / 8);
+        if file == rank {
+            table[sq] = 28 + rank as u64;
+        } else if file > rank {
+            table[sq] = below;
+            table[8 * file + rank] = below;
+            below += 1;
+        }
+        sq += 1;
+    }
+    table
+};
 
 /// Inverse of `LOWER` on the squares below the diagonal.
 pub(super) const INV_LOWER: [u8; 28] = {
@@ -99,99 +121,44 @@ pub(super) const INV_LOWER: [u8; 28] = {
 /// Unused entry.
 pub(crate) const Z0: u64 = u64::MAX;
 
-/// Encoding of all 462 configurations of two not-connected kings.
-#[rustfmt::skip]
-pub(crate) const KK_IDX: [[u64; 64]; 10] = [[
-     Z0,  Z0,  Z0,   0,   1,   2,   3,   4,
-     Z0,  Z0,  Z0,   5,   6,   7,   8,   9,
-     10,  11,  12,  13,  14,  15,  16,  17,
-     18,  19,  20,  21,  22,  23,  24,  25,
-     26,  27,  28,  29,  30,  31,  32,  33,
-     34,  35,  36,  37,  38,  39,  40,  41,
-     42,  43,  44,  45,  46,  47,  48,  49,
-     50,  51,  52,  53,  54,  55,  56,  57,
-], [
-     58,  Z0,  Z0,  Z0,  59,  60,  61,  62,
-     63,  Z0,  Z0,  Z0,  64,  65,  66,  67,
-     68,  69,  70,  71,  72,  73,  74,  75,
-     76,  77,  78,  79,  80,  81,  82,  83,
-     84,  85,  86,  87,  88,  89,  90,  91,
-     92,  93,  94,  95,  96,  97,  98,  99,
-    100, 101, 102, 103, 104, 105, 106, 107,
-    108, 109, 110, 111, 112, 113, 114, 115,
-], [
-    116, 117,  Z0,  Z0,  Z0, 118, 119, 120,
-    121, 122,  Z0,  Z0,  Z0, 123, 124, 125,
-    126, 127, 128, 129, 130, 131, 132, 133,
-    134, 135, 136, 137, 138, 139, 140, 141,
-    142, 143, 144, 145, 146, 147, 148, 149,
-    150, 151, 152, 153, 154, 155, 156, 157,
-    158, 159, 160, 161, 162, 163, 164, 165,
-    166, 167, 168, 169, 170, 171, 172, 173,
-], [
-    174,  Z0,  Z0,  Z0, 175, 176, 177, 178,
-    179,  Z0,  Z0,  Z0, 180, 181, 182, 183,
-    184,  Z0,  Z0,  Z0, 185, 186, 187, 188,
-    189, 190, 191, 192, 193, 194, 195, 196,
-    197, 198, 199, 200, 201, 202, 203, 204,
-    205, 206, 207, 208, 209, 210, 211, 212,
-    213, 214, 215, 216, 217, 218, 219, 220,
-    221, 222, 223, 224, 225, 226, 227, 228,
-], [
-    229, 230,  Z0,  Z0,  Z0, 231, 232, 233,
-    234, 235,  Z0,  Z0,  Z0, 236, 237, 238,
-    239, 240,  Z0,  Z0,  Z0, 241, 242, 243,
-    244, 245, 246, 247, 248, 249, 250, 251,
-    252, 253, 254, 255, 256, 257, 258, 259,
-    260, 261, 262, 263, 264, 265, 266, 267,
-    268, 269, 270, 271, 272, 273, 274, 275,
-    276, 277, 278, 279, 280, 281, 282, 283,
-], [
-    284, 285, 286, 287, 288, 289, 290, 291,
-    292, 293,  Z0,  Z0,  Z0, 294, 295, 296,
-    297, 298,  Z0,  Z0,  Z0, 299, 300, 301,
-    302, 303,  Z0,  Z0,  Z0, 304, 305, 306,
-    307, 308, 309, 310, 311, 312, 313, 314,
-    315, 316, 317, 318, 319, 320, 321, 322,
-    323, 324, 325, 326, 327, 328, 329, 330,
-    331, 332, 333, 334, 335, 336, 337, 338,
-], [
-     Z0,  Z0, 339, 340, 341, 342, 343, 344,
-     Z0,  Z0, 345, 346, 347, 348, 349, 350,
-     Z0,  Z0, 441, 351, 352, 353, 354, 355,
-     Z0,  Z0,  Z0, 442, 356, 357, 358, 359,
-     Z0,  Z0,  Z0,  Z0, 443, 360, 361, 362,
-     Z0,  Z0,  Z0,  Z0,  Z0, 444, 363, 364,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 445, 365,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 446,
-], [
-     Z0,  Z0,  Z0, 366, 367, 368, 369, 370,
-     Z0,  Z0,  Z0, 371, 372, 373, 374, 375,
-     Z0,  Z0,  Z0, 376, 377, 378, 379, 380,
-     Z0,  Z0,  Z0, 447, 381, 382, 383, 384,
-     Z0,  Z0,  Z0,  Z0, 448, 385, 386, 387,
-     Z0,  Z0,  Z0,  Z0,  Z0, 449, 388, 389,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 450, 390,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 451,
-], [
-    452, 391, 392, 393, 394, 395, 396, 397,
-     Z0,  Z0,  Z0,  Z0, 398, 399, 400, 401,
-     Z0,  Z0,  Z0,  Z0, 402, 403, 404, 405,
-     Z0,  Z0,  Z0,  Z0, 406, 407, 408, 409,
-     Z0,  Z0,  Z0,  Z0, 453, 410, 411, 412,
-     Z0,  Z0,  Z0,  Z0,  Z0, 454, 413, 414,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 455, 415,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 456,
-], [
-    457, 416, 417, 418, 419, 420, 421, 422,
-     Z0, 458, 423, 424, 425, 426, 427, 428,
-     Z0,  Z0,  Z0,  Z0,  Z0, 429, 430, 431,
-     Z0,  Z0,  Z0,  Z0,  Z0, 432, 433, 434,
-     Z0,  Z0,  Z0,  Z0,  Z0, 435, 436, 437,
-     Z0,  Z0,  Z0,  Z0,  Z0, 459, 438, 439,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 460, 440,
-     Z0,  Z0,  Z0,  Z0,  Z0,  Z0,  Z0, 461,
-]];
+/// Encoding of all 462 configurations of two not-connected kings, by the
+/// first king's triangle index and the second king's square.
+///
+/// Computed as the format defines it rather than written out: the first
+/// king on each triangle square in turn, the second on every square it does
+/// not touch, numbered in square order; with the first king on the a1-h8
+/// diagonal the second stays on or below it, and the placements with both
+/// on the diagonal are numbered last.
+pub(crate) const KK_IDX: [[u64; 64]; 10] = {
+    const fn file_rank(sq: usize) -> (usize, usize) {
+        (sq % 8, sq / 8)
+    }
+    let mut table = [[Z0; 64]; 10];
+    let mut code = 0;
+    // Pass 0 numbers the placements not both on the diagonal; pass 1 the rest.
+    let mut pass = 0;
+    while pass < 2 {
+        let mut t = 0;
+        while t < 10 {
+            let (f1, r1) = file_rank(INV_TRIANGLE[t] as usize);
+            let mut sq = 0;
+            while sq < 64 {
+                let (f2, r2) = file_rank(sq);
+                let touch = f1.abs_diff(f2) <= 1 && r1.abs_diff(r2) <= 1;
+                let both_on_diagonal = f1 == r1 && f2 == r2;
+                let above = f1 == r1 && r2 > f2;
+                if !touch && !above && both_on_diagonal == (pass == 1) {
+                    table[t][sq] = code;
+                    code += 1;
+                }
+                sq += 1;
+            }
+            t += 1;
+        }
+        pass += 1;
+    }
+    table
+};
 
 /// Inverse of `KK_IDX`: index to (first king, second king).
 pub(super) const INV_KK: [(u8, u8); KINGS_SIZE as usize] = {

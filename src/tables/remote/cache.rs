@@ -93,8 +93,12 @@ impl AnswerCache {
             fen: fen.to_owned(),
             body: body.to_owned(),
         };
-        let text = serde_json::to_string(&entry).map_err(|e| crate::Error::Other(e.to_string()))?;
-        write_atomically(&self.path(fen), text.as_bytes())
+        let path = self.path(fen);
+        let text = serde_json::to_string(&entry).map_err(|source| crate::Error::Encode {
+            path: path.clone(),
+            source,
+        })?;
+        write_atomically(&path, text.as_bytes())
     }
 }
 

@@ -304,10 +304,9 @@ impl Remote {
             return Ok(*k);
         }
         self.answer(pos)?;
-        lock(&self.known)
-            .get(&epd_of(pos))
-            .copied()
-            .ok_or_else(|| Error::Other("an answer was not recorded".into()))
+        lock(&self.known).get(&epd_of(pos)).copied().ok_or_else(|| {
+            Error::inconsistent("the tablebase service client", "an answer was not recorded")
+        })
     }
 
     /// The DTZ the service gives `pos`, maybe rounded, as shakmaty-syzygy

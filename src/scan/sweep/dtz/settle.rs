@@ -112,21 +112,14 @@ impl Sweep {
         let s = sign(code & 7);
         let n = self.raw(half, j, code);
         let loser = if s > 0 { !turn } else { turn };
+        let rounded = RoundedDtz {
+            plies: n,
+            mover_wins: s > 0,
+        };
         let mag = if self.natural[cidx(loser)] {
-            // The phase ends with the winner's move: odd for the winner to
-            // move, even for the loser. Of n and n+1 exactly one fits.
-            let want_odd = s > 0;
-            if (n % 2 == 1) == want_odd {
-                n
-            } else {
-                n + 1
-            }
+            rounded.by_parity()
         } else {
-            let target = if s > 0 { n } else { n + 1 };
-            match (s > 0, hit(s, target)?) {
-                (true, true) | (false, false) => n,
-                _ => n + 1,
-            }
+            rounded.by_search(hit(s, rounded.search_target())?)
         };
         let plus = if mag > n { PLUS } else { 0 };
         // One update of the byte: no reader sees PENDING clear without PLUS.

@@ -115,7 +115,10 @@ impl Sweep {
         progress: &Progress,
     ) -> Result<()> {
         let (Some((w0, p0)), Some((w1, p1))) = (&b.wdl_perm[0], &b.wdl_perm[1]) else {
-            return Err(Error::Other("mover without WDL sub-tables".into()));
+            return Err(Error::inconsistent(
+                "the sweep",
+                "mover without WDL sub-tables",
+            ));
         };
         let codec = &self.dtz.subs[b.sub].encoding;
         let wdl = [&self.wdl.subs[*w0], &self.wdl.subs[*w1]];
@@ -129,7 +132,7 @@ impl Sweep {
         let mut dtz_index: Option<[u64; 64]> = None;
         let mut wdl_index: [Option<[u64; 64]>; 2] = [None, None];
         let mut count = 0;
-        let no_index = || Error::Other("legal position without a WDL index".into());
+        let no_index = || Error::inconsistent("the sweep", "legal position without a WDL index");
         // Runs are numbered from the unit's first index, so that a memo
         // entry of an earlier unit never passes for one of this unit.
         let mut run = unit * (1 << 32);
@@ -151,10 +154,9 @@ impl Sweep {
                 }
             }
             let sq = squares[mover.dtz_slot];
-            let local = dtz_index
-                .as_ref()
-                .ok_or_else(|| Error::Other("walked placement without a DTZ index".into()))?
-                [usize::from(sq)] as usize;
+            let local = dtz_index.as_ref().ok_or_else(|| {
+                Error::inconsistent("the sweep", "walked placement without a DTZ index")
+            })?[usize::from(sq)] as usize;
             // Only the mover moved: one byte, not the whole array (which
             // the walk has just written byte by byte; a wide load of it
             // would wait for those stores).
@@ -177,9 +179,9 @@ impl Sweep {
                 match &cell.1 {
                     CaptureMemo::Value(v) => Ok(*v),
                     CaptureMemo::Moving(r) => {
-                        let route = b.routes[usize::from(m.cap)]
-                            .as_ref()
-                            .ok_or_else(|| Error::Other("capture memo without its route".into()))?;
+                        let route = b.routes[usize::from(m.cap)].as_ref().ok_or_else(|| {
+                            Error::inconsistent("the sweep", "capture memo without its route")
+                        })?;
                         self.closure
                             .wdl_routed_mover(route, r, sq, || pos.after(m), !turn)
                     }
@@ -222,7 +224,10 @@ impl Sweep {
             };
             let half = usize::from(side != b.side);
             let Some((ws, _)) = &b.wdl_perm[half] else {
-                return Err(Error::Other("block without its WDL sub-table".into()));
+                return Err(Error::inconsistent(
+                    "the sweep",
+                    "block without its WDL sub-table",
+                ));
             };
             let info = &self.wdl.subs[*ws];
             Ok(info.start..info.start + info.encoding.size)
@@ -252,18 +257,16 @@ impl Sweep {
                 for (slot, &d) in perm[..pos.n].iter().enumerate() {
                     squares[slot] = pos.sq[usize::from(d)];
                 }
-                let idx = info
-                    .encoding
-                    .encode(&mut squares[..pos.n])
-                    .ok_or_else(|| Error::Other("legal position without a WDL index".into()))?;
+                let idx = info.encoding.encode(&mut squares[..pos.n]).ok_or_else(|| {
+                    Error::inconsistent("the sweep", "legal position without a WDL index")
+                })?;
                 raw.get(turn, info.start + idx)
             }
             None => {
                 let (pairs, n) = pos.pair_array();
-                let loc = self
-                    .wdl
-                    .locate(&pairs[..n], turn, false)
-                    .ok_or_else(|| Error::Other("legal position without a WDL index".into()))?;
+                let loc = self.wdl.locate(&pairs[..n], turn, false).ok_or_else(|| {
+                    Error::inconsistent("the sweep", "legal position without a WDL index")
+                })?;
                 raw.get(loc.side, loc.idx)
             }
         })
@@ -281,8 +284,9 @@ impl Sweep {
         pos: &Pos,
     ) -> Result<[u8; 2]> {
         let (Some((w0, perm)), Some((w1, _))) = (&b.wdl_perm[0], &b.wdl_perm[1]) else {
-            return Err(Error::Other(
-                "shared leading group without WDL sub-tables".into(),
+            return Err(Error::inconsistent(
+                "the sweep",
+                "shared leading group without WDL sub-tables",
             ));
         };
         let (i0, i1) = (&self.wdl.subs[*w0], &self.wdl.subs[*w1]);
@@ -291,10 +295,9 @@ impl Sweep {
         for (slot, &d) in perm[..n].iter().enumerate() {
             s0[slot] = pos.sq[usize::from(d)];
         }
-        let lead = i0
-            .encoding
-            .encode_lead(&mut s0[..n])
-            .ok_or_else(|| Error::Other("legal position without a WDL index".into()))?;
+        let lead = i0.encoding.encode_lead(&mut s0[..n]).ok_or_else(|| {
+            Error::inconsistent("the sweep", "legal position without a WDL index")
+        })?;
         let mut s1 = [0u8; MAX];
         for (t, &u) in map[..n].iter().enumerate() {
             s1[t] = s0[usize::from(u)];

@@ -1,12 +1,10 @@
-//! The best-play walker: the winner minimises exact DTZ, the loser maximises
-//! it, through captures and promotions into smaller tables until mate. It
+//! The best-play walker: the winner minimises exact DTZ (or the solver's
+//! depth), the loser maximises it, through captures and promotions into smaller tables until mate. It
 //! records every ply, the phases between zeroing moves, and the points where
 //! the 50- and 75-move rules would intervene.
 
 use serde::{Deserialize, Serialize};
 use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Position};
-
-use std::cell::RefCell;
 
 use shakmaty::Move;
 
@@ -15,7 +13,6 @@ use crate::{
     chess::position::fen_of,
     chess::rule::{Metric, Rule},
     error::{Error, Result},
-    probe::{DtzMemo, Prober},
 };
 
 /// What the walker needs to know about positions: a signed depth from the
@@ -37,24 +34,6 @@ pub trait LineOracle {
     ///
     /// As [`LineOracle::depth`].
     fn best_move(&self, pos: &Chess) -> Result<Option<(Move, i32)>>;
-}
-
-/// The probe engine as a [`LineOracle`], with one memo for the whole line.
-struct ProbeOracle<'a> {
-    prober: &'a Prober,
-    memo: RefCell<DtzMemo>,
-}
-
-impl LineOracle for ProbeOracle<'_> {
-    fn depth(&self, pos: &Chess) -> Result<i32> {
-        // The line's memo: a fresh one would prove the start's value
-        // again, its own way, and might ask for positions the proof did not.
-        self.prober.dtz_with(pos, &mut self.memo.borrow_mut())
-    }
-
-    fn best_move(&self, pos: &Chess) -> Result<Option<(Move, i32)>> {
-        self.prober.best_move(pos, &mut self.memo.borrow_mut())
-    }
 }
 
 /// Clock value at which a draw can be claimed (FIDE 9.3).
@@ -153,86 +132,13 @@ fn material_of(pos: &Chess) -> String {
         .unwrap_or_default()
 }
 
-/// Plays the best-play line from `start`.
-///
-/// # Errors
-///
-/// Table errors from the prober (a missing dependency is named), or
-/// [`Error::Other`] if the line does not end.
-pub fn best_line(prober: &Prober, start: &Chess) -> Result<Line> {
-    check_line_cost(prober, start)?;
-    let mut memo = DtzMemo::new();
-    let walked = prober
-        .settle_line_backwards(start, &mut memo)
-        .and_then(|()| {
-            let oracle = ProbeOracle {
-                prober,
-                memo: RefCell::new(memo),
-            };
-            walk(&oracle, start, Rule::FIFTY)
-        });
-    let mut line = walked.map_err(|e| match e {
-        Error::RemoteBudget {
-            url,
-            budget,
-            detail: _,
-        } => Error::RemoteBudget {
-            url,
-            budget,
-            detail: format!(
-                "the line from {} needed more requests than its budget and was stopped; \
-                 the answers so far are cached, so a run with a larger --remote-budget asks \
-                 only for the rest",
-                fen_of(start)
-            ),
-        },
-        e => e,
-    })?;
-    // The probe engine's line marks the 50-move claim in its own field.
-    line.rule_ply = None;
-    Ok(line)
-}
-
-/// Refuses a line whose estimated cost in requests to a tablebase service
-/// ([`Prober::line_request_estimate`]) is more than its budget leaves.
-///
-/// # Errors
-///
-/// [`Error::RemoteBudget`] naming the estimate; as [`best_line`] for the
-/// first response.
-pub fn check_line_cost(prober: &Prober, start: &Chess) -> Result<()> {
-    let Some(remote) = prober.remote_source() else {
-        return Ok(());
-    };
-    let Some(budget) = remote.stats().budget else {
-        return Ok(());
-    };
-    let estimate = prober.line_request_estimate(start)?;
-    let left = remote.stats().remaining().unwrap_or(0);
-    if estimate > left {
-        return Err(Error::RemoteBudget {
-            url: remote.url().to_owned(),
-            budget,
-            detail: format!(
-                "the line from {} would need about {estimate} requests, more than the {left} \
-                 the budget leaves; refused before it started: give --remote-budget {} or \
-                 more to walk it (please only against your own server, or sparingly), \
-                 or use the table files",
-                fen_of(start),
-                estimate + (budget - left)
-            ),
-        });
-    }
-    Ok(())
-}
-
 /// Plays the best line from `start` by `oracle`'s values, with `rule`'s
 /// point marked (`rule` and `rule_ply` of the line) and its result under
 /// `rule`; `metric` names what the depths are.
 ///
 /// # Errors
 ///
-/// As [`best_line`].
+/// As [`crate::probe::best_line`].
 pub fn best_line_with(
     oracle: &dyn LineOracle,
     start: &Chess,
@@ -245,7 +151,13 @@ pub fn best_line_with(
     Ok(line)
 }
 
-fn walk(oracle: &dyn LineOracle, start: &Chess, rule: Rule) -> Result<Line> {
+/// Plays the best line from `start` by `oracle`'s values, `rule`'s point
+/// marked: the walk that the probe engine's and the solver's lines share.
+///
+/// # Errors
+///
+/// The oracle's errors; [`Error::Line`] if the line does not end.
+pub(crate) fn walk(oracle: &dyn LineOracle, start: &Chess, rule: Rule) -> Result<Line> {
     let start_fen = fen_of(start);
     let mut pos = start.clone();
     let mut clock = start.halfmoves();
@@ -278,15 +190,16 @@ fn walk(oracle: &dyn LineOracle, start: &Chess, rule: Rule) -> Result<Line> {
     }
     while winner.is_some() && !pos.is_checkmate() {
         if plies.len() >= MAX_PLIES {
-            return Err(Error::Other(format!(
-                "the line from {start_fen} did not end within {MAX_PLIES} plies"
-            )));
+            return Err(Error::Line {
+                start: start_fen,
+                detail: format!("did not end within {MAX_PLIES} plies"),
+            });
         }
         let Some((m, dtz)) = oracle.best_move(&pos)? else {
-            return Err(Error::Other(format!(
-                "the line from {start_fen} reached a drawn position {}",
-                fen_of(&pos)
-            )));
+            return Err(Error::Line {
+                start: start_fen,
+                detail: format!("reached a drawn position {}", fen_of(&pos)),
+            });
         };
         let ply = plies.len() as u32 + 1;
         let material = material_of(&pos);

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::{
-    scan::{Histogram, ScanStats, SideStats},
+    model::{Histogram, ScanStats, SideStats},
     Error, Result,
 };
 
@@ -47,13 +47,16 @@ pub struct GeneratorStats {
 ///
 /// # Errors
 ///
-/// [`Error::Other`] naming the line that does not fit the format.
+/// [`Error::GeneratorStats`] naming the line that does not fit the format.
 pub fn parse(text: &str) -> Result<Vec<GeneratorStats>> {
     let mut out: Vec<GeneratorStats> = Vec::new();
     let mut side: Option<bool> = None; // Some(true) = white to move
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
-        let bad = || Error::Other(format!("generator statistics line {}: '{line}'", i + 1));
+        let bad = || Error::GeneratorStats {
+            line: i + 1,
+            text: line.to_owned(),
+        };
         if line.is_empty() {
             continue;
         }
@@ -127,36 +130,27 @@ pub fn compare(scan: &ScanStats, reference: &GeneratorStats) -> Vec<String> {
     }
     // The generator's "longest" lines take the maximum over both sides to
     // move, from White's and from Black's point of view.
-    let longest = |a: &Option<crate::scan::LongestEntry>, b: &Option<crate::scan::LongestEntry>| {
+    let longest = |a: &Option<crate::model::LongestEntry>,
+                   b: &Option<crate::model::LongestEntry>| {
         a.iter().chain(b.iter()).map(|e| e.dtz).max()
     };
-    for (key, ours) in [
-        (
-            "win for white",
-            longest(&scan.white.longest.win, &scan.black.longest.loss),
-        ),
-        (
-            "cursed win for white",
-            longest(
-                &scan.white.longest.cursed_win,
-                &scan.black.longest.blessed_loss,
+    let sides = [
+        ("white", &scan.white, &scan.black),
+        ("black", &scan.black, &scan.white),
+    ];
+    for (color, winner, loser) in sides {
+        for (class, ours) in [
+            ("win", longest(&winner.longest.win, &loser.longest.loss)),
+            (
+                "cursed win",
+                longest(&winner.longest.cursed_win, &loser.longest.blessed_loss),
             ),
-        ),
-        (
-            "win for black",
-            longest(&scan.black.longest.win, &scan.white.longest.loss),
-        ),
-        (
-            "cursed win for black",
-            longest(
-                &scan.black.longest.cursed_win,
-                &scan.white.longest.blessed_loss,
-            ),
-        ),
-    ] {
-        if let Some(theirs) = reference.longest.get(key) {
-            if ours != Some(*theirs) {
-                diffs.push(format!("longest {key}: ours {ours:?}, generator {theirs}"));
+        ] {
+            let key = format!("{class} for {color}");
+            if let Some(theirs) = reference.longest.get(&key) {
+                if ours != Some(*theirs) {
+                    diffs.push(format!("longest {key}: ours {ours:?}, generator {theirs}"));
+                }
             }
         }
     }

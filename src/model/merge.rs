@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::{
     error::{Error, Result},
-    scan::ScanStats,
+    model::ScanStats,
 };
 
 /// Reads the results in `paths`, one JSON document per non-empty line, in
@@ -13,8 +13,8 @@ use crate::{
 ///
 /// # Errors
 ///
-/// [`Error::Input`] naming the file (and line) that cannot be read or is not
-/// a scan result.
+/// [`Error::Read`] naming the file that cannot be read,
+/// [`Error::NotAScanResult`] the file and line that is not a scan result.
 pub fn read_results(paths: &[PathBuf]) -> Result<Vec<ScanStats>> {
     let mut parts = Vec::new();
     for path in paths {
@@ -24,10 +24,12 @@ pub fn read_results(paths: &[PathBuf]) -> Result<Vec<ScanStats>> {
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
         {
-            let stats: ScanStats = serde_json::from_str(line).map_err(|e| Error::Input {
-                path: path.clone(),
-                detail: format!("line {}: not a scan result ({e})", i + 1),
-            })?;
+            let stats: ScanStats =
+                serde_json::from_str(line).map_err(|source| Error::NotAScanResult {
+                    path: path.clone(),
+                    line: i + 1,
+                    source,
+                })?;
             parts.push(stats);
         }
     }
@@ -48,15 +50,15 @@ pub fn read_whole_results(paths: &[PathBuf]) -> Result<Vec<ScanStats>> {
     Ok(parts)
 }
 
-/// A whole text file, or [`Error::Input`] naming it.
+/// A whole text file, or [`Error::Read`] naming it.
 ///
 /// # Errors
 ///
-/// [`Error::Input`] if it cannot be read as UTF-8 text.
+/// [`Error::Read`] if it cannot be read as UTF-8 text.
 pub fn read_text(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| Error::Input {
+    std::fs::read_to_string(path).map_err(|source| Error::Read {
         path: path.to_path_buf(),
-        detail: e.to_string(),
+        source,
     })
 }
 

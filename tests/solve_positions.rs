@@ -7,6 +7,7 @@ mod common;
 use common::tables_dir;
 use fiftymove::{
     chess::{material::Material, position::parse_fen, wdl::Wdl},
+    probe::DtzMemo,
     scan::{enumerate::Enumerator, reference as genstats},
     solve::{Cache, Metric, NoProgress, Positions, Rule, Solver},
     Inventory, MemoryLimit, Prober,
@@ -50,12 +51,17 @@ fn random_position(rng: &mut impl Rng, material: &Material) -> Chess {
     }
 }
 
-/// The probe engine's WDL and exact DTZ, as `scan` reads them.
-fn probed(prober: &Prober, pos: &Chess) -> (Wdl, i32) {
+/// The probe engine's WDL and exact DTZ, as `scan` reads them: with a memo
+/// of exact values shared by the positions of one material (the searches
+/// that settle rounded values overlap), as the probe engine's scan does.
+fn probed(prober: &Prober, memo: &mut DtzMemo, pos: &Chess) -> (Wdl, i32) {
     if pos.is_checkmate() {
         return (Wdl::Loss, 0);
     }
-    (prober.wdl(pos).unwrap(), prober.dtz(pos).unwrap())
+    (
+        prober.wdl(pos).unwrap(),
+        prober.dtz_with(pos, memo).unwrap(),
+    )
 }
 
 /// `per_table` random positions of each of the 35 3- and 4-piece tables
@@ -77,10 +83,11 @@ fn random_positions_agree(per_table: usize, seed: u64) {
     for name in &names {
         let material: Material = name.parse().unwrap();
         positions.prepare(&material).unwrap();
+        let mut memo = DtzMemo::new();
         for _ in 0..per_table {
             let pos = random_position(&mut rng, &material);
             let v = positions.value(&pos).unwrap();
-            let (wdl, dtz) = probed(&prober, &pos);
+            let (wdl, dtz) = probed(&prober, &mut memo, &pos);
             assert_eq!((v.wdl, v.depth), (wdl, dtz), "{}", fiftymove::fen_of(&pos));
             compared += 1;
             decisive += usize::from(dtz != 0);
@@ -118,6 +125,7 @@ fn en_passant_rights_agree_with_the_probe_engine() {
     // random positions have none: sample until 1000 have one.
     let material: Material = "KPvKP".parse().unwrap();
     positions.prepare(&material).unwrap();
+    let mut memo = DtzMemo::new();
     for _ in 0..2_000_000 {
         if with_ep >= 1000 {
             break;
@@ -140,7 +148,11 @@ fn en_passant_rights_agree_with_the_probe_engine() {
             with_ep += 1;
             let v = positions.value(&after).unwrap();
             let fen = fiftymove::fen_of(&after);
-            assert_eq!((v.wdl, v.depth), probed(&prober, &after), "{fen}");
+            assert_eq!(
+                (v.wdl, v.depth),
+                probed(&prober, &mut memo, &after),
+                "{fen}"
+            );
         }
     }
     assert_eq!(with_ep, 1000);

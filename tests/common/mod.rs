@@ -51,25 +51,11 @@ pub fn fiftymove() -> Command {
 pub fn test_cache_dir() -> PathBuf {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
-        let scratch = Path::new(env!("CARGO_TARGET_TMPDIR"));
-        const PREFIX: &str = "fiftymove-cache-";
-        if let Ok(entries) = std::fs::read_dir(scratch) {
-            for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                let Some(pid) = name.strip_prefix(PREFIX) else {
-                    continue;
-                };
-                if !Path::new("/proc").join(pid).exists() {
-                    let _ = std::fs::remove_dir_all(entry.path());
-                }
-            }
-        }
-        let dir = scratch.join(format!("{PREFIX}{}", std::process::id()));
-        // A directory of a process that had this id before, and whose
-        // removal above failed, is not reused.
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("the scratch space is writable");
-        dir
+        run_cache::process_dir(
+            Path::new(env!("CARGO_TARGET_TMPDIR")),
+            "fiftymove-cache-",
+            std::process::id(),
+        )
     })
     .clone()
 }

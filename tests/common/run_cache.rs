@@ -28,15 +28,11 @@ use std::{
     sync::OnceLock,
 };
 
-const PREFIX: &str = "fiftymove-test-run-";
-
 /// The solver cache directory of this `cargo test` run (see the module
 /// documentation); created on first use.
 pub fn run_solve_cache() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let scratch = std::env::temp_dir();
-        remove_ended_runs(&scratch);
         let parent = std::os::unix::process::parent_id();
         let started_by_cargo = fs::read_to_string(format!("/proc/{parent}/comm"))
             .is_ok_and(|name| name.trim_end() == "cargo");
@@ -45,11 +41,20 @@ pub fn run_solve_cache() -> &'static Path {
         } else {
             std::process::id()
         };
-        let key = process_key(owner).expect("the process's start time is in /proc");
-        let dir = scratch.join(format!("{PREFIX}{key}"));
-        fs::create_dir_all(&dir).expect("the scratch space is writable");
-        dir
+        process_dir(&std::env::temp_dir(), "fiftymove-test-run-", owner)
     })
+}
+
+/// A new directory `PREFIX<pid>-<start time>` in `scratch` for the live
+/// process `pid`, after removing those of `prefix` whose process has ended.
+/// The start time tells a process from a later one with the same id, so
+/// no directory is ever handed to a second process.
+pub fn process_dir(scratch: &Path, prefix: &str, pid: u32) -> PathBuf {
+    remove_ended(scratch, prefix);
+    let key = process_key(pid).expect("the process's start time is in /proc");
+    let dir = scratch.join(format!("{prefix}{key}"));
+    fs::create_dir_all(&dir).expect("the scratch space is writable");
+    dir
 }
 
 /// `PID-STARTTIME` of a live process, `None` for an ended one. The start
@@ -64,14 +69,14 @@ fn process_key(pid: u32) -> Option<String> {
     Some(format!("{pid}-{start_time}"))
 }
 
-/// Removes the run directories whose process has ended.
-fn remove_ended_runs(scratch: &Path) {
+/// Removes the directories of `prefix` in `scratch` whose process has ended.
+fn remove_ended(scratch: &Path, prefix: &str) {
     let Ok(entries) = fs::read_dir(scratch) else {
         return;
     };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(key) = name.strip_prefix(PREFIX) else {
+        let Some(key) = name.strip_prefix(prefix) else {
             continue;
         };
         let live = key

@@ -22,6 +22,9 @@
 #   --closure-only      time the generator on the closure only, not also on
 #                       the table alone (at six pieces the table takes
 #                       nearly all of the closure's time)
+#   --memory-limit SIZE solve within SIZE (as 400M): below the whole
+#                       solve's bound the solver reads its tables page by
+#                       page; the bound `solve --plan` gives is printed too
 #
 # Peak resident memory (GNU time's maximum RSS) is printed for the solve and
 # for the generator's largest table of the closure.
@@ -36,6 +39,7 @@ threads=()
 generator=""
 metrics="dtz"
 closure_only=0
+limit=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --materials) materials="$2"; shift 2 ;;
@@ -43,7 +47,8 @@ while [ $# -gt 0 ]; do
         --generator) generator="$2"; shift 2 ;;
         --metrics) metrics="$2"; shift 2 ;;
         --closure-only) closure_only=1; shift ;;
-        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+        --memory-limit) limit=(--memory-limit "$2"); shift 2 ;;
+        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -113,8 +118,13 @@ for m in $materials; do
         mkdir -p "$cache"
         rule=(--rule 50)
         [ "$metric" = dtz ] || rule=()
+        if [ ${#limit[@]} -gt 0 ]; then
+            "$bin" --tables "$tables" "${threads[@]}" -q --json --cache-dir "$cache" \
+                "${limit[@]}" solve --plan "${rule[@]}" --metric "$metric" "$m" | tail -n 1 |
+                python3 -c 'import json, sys; d = json.load(sys.stdin); print("bound of %s %s: %d bytes (pages: %s)" % (d["material"], sys.argv[1], d["memory_bytes"], d.get("page_bytes", "none, whole")))' "$metric" >&2
+        fi
         t=$(timed "$tmp/$m.$metric.json" "$bin" --tables "$tables" "${threads[@]}" -q --json \
-            --cache-dir "$cache" solve "${rule[@]}" --metric "$metric" "$m")
+            --cache-dir "$cache" "${limit[@]}" solve "${rule[@]}" --metric "$metric" "$m")
         rm -rf "$cache"
         peak="$(peak_gb) GB"
         [ "$metric" = dtz ] && t_dtz="$t"

@@ -363,31 +363,51 @@ fn tables_json(args: &[&str]) -> (serde_json::Value, Option<i32>) {
     )
 }
 
-/// The last `memory_bytes` of `solve --plan MATERIAL --metric M --json`:
-/// the bound of the material itself, which the plan lists last.
-fn solve_plan_bytes(material: &str, metric: &str) -> u64 {
+/// The last line of `solve --plan MATERIAL --metric M --json` (with `extra`
+/// arguments): the material itself, which the plan lists last.
+fn solve_plan_last(material: &str, metric: &str, extra: &[&str]) -> serde_json::Value {
     let (mut cmd, _cache) = fiftymove_real();
-    let text = expect_ok(cmd.args(["--json", "solve", "--plan", material, "--metric", metric]));
+    let text = expect_ok(
+        cmd.args(extra)
+            .args(["--json", "solve", "--plan", material, "--metric", metric]),
+    );
     let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     assert_eq!(last["material"], material);
-    last["memory_bytes"].as_u64().unwrap()
+    last
+}
+
+/// Its `memory_bytes`: the bound of the material's solve.
+fn solve_plan_bytes(material: &str, metric: &str) -> u64 {
+    solve_plan_last(material, metric, &[])["memory_bytes"]
+        .as_u64()
+        .unwrap()
 }
 
 /// `tables MATERIAL` gives what a scan and a solve would need: for a
 /// material whose tables are all there, the scan bound `scan --plan`
-/// prints (from the headers) and the solve bounds `solve --plan` prints,
-/// each against the memory limit (given here, so that the verdicts are
-/// known in advance).
+/// prints (from the headers) and the solve bounds `solve --plan` prints
+/// under the same limit, each against it (given here, so that the verdicts
+/// are known in advance). Below its whole bound a solve reads its tables
+/// page by page: KRPvKR's DTM, whose whole solve needs more than 3 GiB,
+/// fits it so; its DTR does not fit even so.
 #[test]
 fn tables_gives_what_a_scan_and_a_solve_need_in_memory() {
     let (mut cmd, _cache) = fiftymove_real();
     let plan = expect_ok(cmd.args(["--json", "scan", "--plan", "KRPvKR"]));
     let plan: serde_json::Value = serde_json::from_str(plan.trim()).unwrap();
     let scan = plan["memory_bytes"].as_u64().unwrap();
-    let solve: Vec<(&str, u64)> = ["dtz", "dtm", "dtr"]
+    let planned: Vec<(&str, serde_json::Value)> = ["dtz", "dtm", "dtr"]
         .into_iter()
-        .map(|m| (m, solve_plan_bytes("KRPvKR", m)))
+        .map(|m| (m, solve_plan_last("KRPvKR", m, &["--memory-limit", "3G"])))
         .collect();
+    let solve: Vec<(&str, u64)> = planned
+        .iter()
+        .map(|(m, p)| (*m, p["memory_bytes"].as_u64().unwrap()))
+        .collect();
+    let whole_dtm = solve_plan_bytes("KRPvKR", "dtm");
+    assert!(whole_dtm > 3 << 30, "{whole_dtm}");
+    assert!(planned[1].1["page_bytes"].as_u64().is_some(), "{planned:?}");
+    assert!(planned[0].1.get("page_bytes").is_none(), "{planned:?}");
     // A limit between the smallest and the largest bound: some fit, some not.
     let limit: u64 = 3 << 30;
     let (doc, code) = tables_json(&["--memory-limit", "3G", "tables", "KRPvKR"]);

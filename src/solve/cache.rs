@@ -11,8 +11,11 @@
 //! names what the file holds and where each frame is; then a footer with the
 //! header's place and a magic number.
 //!
-//! Files are written to a temporary name, synced, then renamed: a reader
+//! Files are written under another name, synced, then renamed: a reader
 //! (another process, another node of a cluster) sees a whole file or none.
+//! That name is `.<file>.partial`, with a journal of the slices written
+//! (`.<file>.journal`), so that a solve interrupted in the middle of a
+//! material is taken up where it stopped (see [`Cache::writer`]).
 //! On reading, everything is checked: the footer and header, that they name
 //! the material, rule, metric, build and sizes asked for, that frames lie
 //! in the file, and each frame's zstd content checksum and length when it is
@@ -20,7 +23,7 @@
 //! and the file replaced.
 
 use std::{
-    collections::HashMap,
+    collections::{BTreeSet, HashMap},
     fs::{self, File},
     io::{self, Write},
     os::unix::fs::FileExt,
@@ -34,7 +37,7 @@ use std::{
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{layout::Layout, retro::SliceValues, Metric, Rule};
+use super::{layout::Layout, pages::FrameSource, retro::SliceValues, Metric, Rule};
 use crate::build_id::{self, Removed, BUILD_ID};
 
 const MAGIC: &[u8; 8] = b"FMSOLVE1";
@@ -136,6 +139,12 @@ impl Cache {
     /// The directory cannot be listed or a file removed.
     pub fn remove_other_builds(&self) -> io::Result<Removed> {
         build_id::remove_other_builds(&self.dir, |name| {
+            // An interrupted solve's file and journal are named after the
+            // file it makes: `.<file>.partial`, `.<file>.journal`.
+            let name = name
+                .strip_prefix('.')
+                .and_then(|n| n.strip_suffix(PARTIAL).or_else(|| n.strip_suffix(JOURNAL)))
+                .unwrap_or(name);
             build_id::names_other_build(name, "fms", |stem| {
                 // `<TABLE>.rule-<N|none>.<metric>`
                 let mut parts = stem.split('.');
@@ -178,7 +187,13 @@ impl Cache {
         }
     }
 
-    /// A writer for the solve of `layout`'s material.
+    /// A writer for the solve of `layout`'s material. It writes to
+    /// `.<file>.partial` and notes each slice written in `.<file>.journal`,
+    /// so that a solve interrupted (killed, or failed) leaves what it had
+    /// done, and the next writer of the same file goes on from there
+    /// ([`CacheWriter::resumed`]). While one process writes a partial file
+    /// it holds a lock on it; a second writer of the same file then writes
+    /// a temporary file of its own, from the start.
     pub(crate) fn writer(
         &self,
         layout: &Layout,
@@ -188,30 +203,65 @@ impl Cache {
         fs::create_dir_all(&self.dir)?;
         self.remove_stale_temporaries();
         let path = self.path(&layout.material.table_name(), rule, metric);
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let tmp = self.dir.join(format!(
-            ".{}.{}.{}.tmp",
-            path.file_name().expect("a file name").to_string_lossy(),
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let mut file = fs::OpenOptions::new()
+        let name = path.file_name().expect("a file name").to_string_lossy();
+        let partial = self.dir.join(format!(".{name}{PARTIAL}"));
+        let file = fs::OpenOptions::new()
+            .read(true)
             .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        file.write_all(MAGIC)?;
+            .create(true)
+            .truncate(false)
+            .open(&partial)?;
         let n = layout.slices.len() * 2 * parts(layout);
-        Ok(CacheWriter {
-            state: Mutex::new(WriterState {
-                file,
-                offset: MAGIC.len() as u64,
-                frames: vec![None; n],
-            }),
-            tmp,
-            path,
-            header: Header::of(layout, rule, metric, Vec::new()),
-            parts: parts(layout),
-        })
+        let header = Header::of(layout, rule, metric, Vec::new());
+        match file.try_lock() {
+            Ok(()) => {
+                let journal = self.dir.join(format!(".{name}{JOURNAL}"));
+                let (state, resumed) = resume(file, &journal, n, parts(layout))?;
+                let journal_file = fs::OpenOptions::new()
+                    .append(true)
+                    .create(true)
+                    .open(&journal)?;
+                Ok(CacheWriter {
+                    reader: state.file.try_clone()?,
+                    state: Mutex::new(state),
+                    tmp: partial,
+                    journal: Some((journal, Mutex::new(journal_file))),
+                    resumed,
+                    path,
+                    header,
+                    parts: parts(layout),
+                })
+            }
+            Err(fs::TryLockError::WouldBlock) => {
+                static COUNTER: AtomicU64 = AtomicU64::new(0);
+                let tmp = self.dir.join(format!(
+                    ".{name}.{}.{}.tmp",
+                    std::process::id(),
+                    COUNTER.fetch_add(1, Ordering::Relaxed)
+                ));
+                let mut file = fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create_new(true)
+                    .open(&tmp)?;
+                file.write_all(MAGIC)?;
+                Ok(CacheWriter {
+                    reader: file.try_clone()?,
+                    state: Mutex::new(WriterState {
+                        file,
+                        offset: MAGIC.len() as u64,
+                        frames: vec![None; n],
+                    }),
+                    tmp,
+                    journal: None,
+                    resumed: BTreeSet::new(),
+                    path,
+                    header,
+                    parts: parts(layout),
+                })
+            }
+            Err(fs::TryLockError::Error(e)) => Err(e),
+        }
     }
 
     /// The cached solve of `layout`'s material, checked against what it
@@ -274,6 +324,89 @@ impl Cache {
     }
 }
 
+/// The suffix of a solve file being written: `.<file>.partial`.
+const PARTIAL: &str = ".partial";
+/// The suffix of its journal: `.<file>.journal`.
+const JOURNAL: &str = ".journal";
+
+/// Picks up a partial file (locked by the caller) where its journal says
+/// it was left: the slices the journal lists whose frames lie in the file
+/// are kept, and the rest of the file (frames written after the last slice
+/// noted, or a slice cut short) is cut off; the journal is rewritten with
+/// the lines kept. A file without a journal, or not starting with the
+/// magic number, starts afresh. Returns the writer's state and the slices
+/// kept.
+///
+/// The journal has one line per slice written: the slice, then each frame
+/// (by side, then part) as `offset:length`. A line cut short by a kill has
+/// no newline and is not kept.
+fn resume(
+    file: File,
+    journal: &Path,
+    frames: usize,
+    parts: usize,
+) -> io::Result<(WriterState, BTreeSet<usize>)> {
+    let len = file.metadata()?.len();
+    let mut magic = [0u8; 8];
+    let starts_well =
+        len >= MAGIC.len() as u64 && file.read_exact_at(&mut magic, 0).is_ok() && &magic == MAGIC;
+    let text = match fs::read_to_string(journal) {
+        Ok(t) if starts_well => t,
+        Ok(_) => String::new(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e),
+    };
+    let mut state = WriterState {
+        file: file.try_clone()?,
+        offset: MAGIC.len() as u64,
+        frames: vec![None; frames],
+    };
+    let mut kept = BTreeSet::new();
+    let mut lines = String::new();
+    for line in text.split_inclusive('\n') {
+        let Some(places) = journal_line(line, frames / (2 * parts), 2 * parts, len) else {
+            break;
+        };
+        let slice = places.0;
+        for (k, &(at, size)) in places.1.iter().enumerate() {
+            state.frames[slice * 2 * parts + k] = Some((at, size));
+            state.offset = state.offset.max(at + size);
+        }
+        kept.insert(slice);
+        lines.push_str(line);
+    }
+    file.set_len(state.offset)?;
+    if !starts_well {
+        file.write_all_at(MAGIC, 0)?;
+    }
+    fs::write(journal, lines)?;
+    state.file = file;
+    use std::io::Seek;
+    state.file.seek(io::SeekFrom::Start(state.offset))?;
+    Ok((state, kept))
+}
+
+/// One journal line: the slice (below `slices`) and its `count` frames,
+/// each within the first `len` bytes of the file; `None` if the line is
+/// cut short or does not parse.
+fn journal_line(
+    line: &str,
+    slices: usize,
+    count: usize,
+    len: u64,
+) -> Option<(usize, Vec<(u64, u64)>)> {
+    let mut words = line.strip_suffix('\n')?.split(' ');
+    let slice: usize = words.next()?.parse().ok()?;
+    let places: Vec<(u64, u64)> = words
+        .map(|w| {
+            let (at, size) = w.split_once(':')?;
+            let (at, size): (u64, u64) = (at.parse().ok()?, size.parse().ok()?);
+            (at >= MAGIC.len() as u64 && at.checked_add(size)? <= len).then_some((at, size))
+        })
+        .collect::<Option<_>>()?;
+    (slice < slices && places.len() == count).then_some((slice, places))
+}
+
 struct WriterState {
     file: File,
     offset: u64,
@@ -283,6 +416,14 @@ struct WriterState {
 /// Writes one solve's file, slice by slice, then renames it into place.
 pub(crate) struct CacheWriter {
     state: Mutex<WriterState>,
+    /// The journal of a resumable writer (`None`: a temporary file of its
+    /// own, removed if not finished).
+    journal: Option<(PathBuf, Mutex<File>)>,
+    /// The slices an earlier, interrupted writer wrote.
+    resumed: BTreeSet<usize>,
+    /// The same file, for reading back the slices written (positioned
+    /// reads, which leave the writer's place alone).
+    reader: File,
     tmp: PathBuf,
     path: PathBuf,
     header: Header,
@@ -327,7 +468,44 @@ impl CacheWriter {
                 st.frames[i] = Some((at, bytes.len() as u64));
             }
         }
+        if let Some((_, journal)) = &self.journal {
+            // The slice is in the file: note it, in one write (a kill cuts
+            // at most this line short, and a line without its newline is
+            // not read back).
+            let places: Vec<String> = {
+                let st = self.state.lock().expect("no panic while held");
+                (0..total)
+                    .map(|k| {
+                        let (at, len) = st.frames[slice * total + k].expect("written above");
+                        format!("{at}:{len}")
+                    })
+                    .collect()
+            };
+            let line = format!("{slice} {}\n", places.join(" "));
+            journal
+                .lock()
+                .expect("no panic while held")
+                .write_all(line.as_bytes())?;
+        }
         Ok(())
+    }
+
+    /// The slices an interrupted solve of the same file wrote, which this
+    /// writer holds already: they need not be solved again.
+    pub(crate) fn resumed(&self) -> &BTreeSet<usize> {
+        &self.resumed
+    }
+
+    /// Both sides' values of a slice written (by this writer or the one it
+    /// resumed).
+    pub(crate) fn slice(&self, slice: usize) -> Result<SliceValues, CacheError> {
+        let mut out: SliceValues = [Vec::new(), Vec::new()];
+        for (side, values) in out.iter_mut().enumerate() {
+            for part in 0..self.parts {
+                values.extend(self.frame((slice * 2 + side) * self.parts + part)?);
+            }
+        }
+        Ok(out)
     }
 
     /// Writes the header and puts the file in place.
@@ -348,6 +526,14 @@ impl CacheWriter {
             st.file.write_all(MAGIC)?;
             st.file.sync_all()?;
             fs::rename(&self.tmp, &self.path)?;
+            if let Some((journal, _)) = &self.journal {
+                // Another writer of the same file may have taken the name
+                // up meanwhile (and removed it on finishing first).
+                match fs::remove_file(journal) {
+                    Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                    _ => {}
+                }
+            }
             if let Some(dir) = self.path.parent() {
                 if let Ok(d) = File::open(dir) {
                     let _ = d.sync_all();
@@ -355,19 +541,108 @@ impl CacheWriter {
             }
             Ok(())
         })();
-        if result.is_err() {
+        if result.is_err() && self.journal.is_none() {
             let _ = fs::remove_file(&self.tmp);
         }
         result
     }
 }
 
+impl FrameSource for CacheWriter {
+    fn frame(&self, i: usize) -> Result<Vec<u16>, CacheError> {
+        let place = self.state.lock().expect("no panic while held").frames[i];
+        let Some(place) = place else {
+            return Err(CacheError::Damaged(format!(
+                "{}: frame {i} is read before it is written",
+                self.tmp.display()
+            )));
+        };
+        let fe = self.header.frame_entries;
+        let want = fe.min(self.header.entries_per_slice - (i % self.parts) * fe);
+        read_frame(&self.reader, &self.tmp, i, place, want)
+    }
+
+    fn frame_entries(&self) -> usize {
+        self.header.frame_entries
+    }
+
+    fn parts(&self) -> usize {
+        self.parts
+    }
+
+    fn path(&self) -> PathBuf {
+        self.tmp.clone()
+    }
+}
+
+impl FrameSource for CachedTable {
+    fn frame(&self, i: usize) -> Result<Vec<u16>, CacheError> {
+        CachedTable::frame(self, i)
+    }
+
+    fn frame_entries(&self) -> usize {
+        self.header.frame_entries
+    }
+
+    fn parts(&self) -> usize {
+        self.parts
+    }
+
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+}
+
 impl Drop for CacheWriter {
     fn drop(&mut self) {
-        // A writer dropped before `finish` (an error, a panic) leaves no
-        // temporary file behind; after `finish` it is gone already.
-        let _ = fs::remove_file(&self.tmp);
+        // A temporary writer dropped before `finish` (an error, a panic)
+        // leaves no file behind; after `finish` it is gone already. A
+        // resumable one leaves its partial file and journal for the next
+        // solve of the same file to go on from.
+        if self.journal.is_none() {
+            let _ = fs::remove_file(&self.tmp);
+        }
     }
+}
+
+/// Reads and decompresses frame `i` of `file` (at `at`, `len` bytes long),
+/// which must hold `want` values.
+fn read_frame(
+    file: &File,
+    path: &Path,
+    i: usize,
+    (at, len): (u64, u64),
+    want: usize,
+) -> Result<Vec<u16>, CacheError> {
+    let mut bytes = vec![0u8; len as usize];
+    file.read_exact_at(&mut bytes, at)?;
+    // One decompression context per thread: making one costs more than
+    // decompressing a small frame.
+    thread_local! {
+        static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let raw = DECOMPRESSOR
+        .with(|d| {
+            let mut d = d.borrow_mut();
+            if d.is_none() {
+                *d = Some(zstd::bulk::Decompressor::new()?);
+            }
+            d.as_mut().expect("made above").decompress(&bytes, 2 * want)
+        })
+        .map_err(|e| CacheError::Damaged(format!("{}: frame {i}: {e}", path.display())))?;
+    if raw.len() != 2 * want {
+        return Err(CacheError::Damaged(format!(
+            "{}: frame {i} holds {} bytes, not {}",
+            path.display(),
+            raw.len(),
+            2 * want
+        )));
+    }
+    Ok(raw
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect())
 }
 
 /// Decompressed frames by number.
@@ -392,38 +667,10 @@ impl CachedTable {
 
     fn frame(&self, i: usize) -> Result<Vec<u16>, CacheError> {
         let (at, len) = self.header.frames[i];
-        let mut bytes = vec![0u8; len as usize];
-        self.file.read_exact_at(&mut bytes, at)?;
         let part = i % self.parts;
         let fe = self.header.frame_entries;
         let want = fe.min(self.header.entries_per_slice - part * fe);
-        // One decompression context per thread: making one costs more than
-        // decompressing a small frame.
-        thread_local! {
-            static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
-                const { std::cell::RefCell::new(None) };
-        }
-        let raw = DECOMPRESSOR
-            .with(|d| {
-                let mut d = d.borrow_mut();
-                if d.is_none() {
-                    *d = Some(zstd::bulk::Decompressor::new()?);
-                }
-                d.as_mut().expect("made above").decompress(&bytes, 2 * want)
-            })
-            .map_err(|e| CacheError::Damaged(format!("{}: frame {i}: {e}", self.path.display())))?;
-        if raw.len() != 2 * want {
-            return Err(CacheError::Damaged(format!(
-                "{}: frame {i} holds {} bytes, not {}",
-                self.path.display(),
-                raw.len(),
-                2 * want
-            )));
-        }
-        Ok(raw
-            .chunks_exact(2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]))
-            .collect())
+        read_frame(&self.file, &self.path, i, (at, len), want)
     }
 
     /// Both sides' values of one slice.

@@ -8,6 +8,9 @@
 //! classic retrograde analysis on the solver's own index (`layout`) with
 //! its own move and retraction generation (`board`), on shakmaty's attack
 //! tables; the zeroing moves read the tables already solved (`exits`).
+//! Under a memory limit below the whole solve's bound, those tables are
+//! read page by page from their files (`pages`) and the slices are solved
+//! one at a time ([`Solver::memory_plan`]).
 //!
 //! # What it computes
 //!
@@ -40,6 +43,7 @@ mod exits;
 mod geometry;
 mod layout;
 mod levels;
+mod pages;
 mod positions;
 mod reach;
 mod retro;
@@ -219,13 +223,52 @@ impl Progress for NoProgress {
 pub struct Solver {
     cache: Option<Cache>,
     memory: MemoryLimit,
+    /// Pages of this many bytes whatever the limit (tests of the paged
+    /// path on materials that fit whole).
+    forced_pages: Option<u64>,
+    /// Fail each material's solve once it has solved this many slices
+    /// (tests of resuming an interrupted solve).
+    interrupt_after: Option<usize>,
 }
 
 impl Solver {
     /// A solver keeping solved materials in `cache` (none: solve everything
     /// every time, write nothing) and refusing work beyond `memory`.
     pub fn new(cache: Option<Cache>, memory: MemoryLimit) -> Solver {
-        Solver { cache, memory }
+        Solver {
+            cache,
+            memory,
+            forced_pages: None,
+            interrupt_after: None,
+        }
+    }
+
+    /// This solver, reading its tables page by page within `budget` bytes
+    /// of pages whatever its limit (0: only the pages each thread holds).
+    #[cfg(test)]
+    pub(crate) fn with_pages(mut self, budget: u64) -> Solver {
+        self.forced_pages = Some(budget);
+        self
+    }
+
+    /// This solver, failing every material's solve once it has solved `n`
+    /// slices, as a solve killed there would stop.
+    #[cfg(test)]
+    pub(crate) fn interrupted_after(mut self, n: usize) -> Solver {
+        self.interrupt_after = Some(n);
+        self
+    }
+
+    /// [`Error::Inconsistent`] if this solver is to stop a material's solve
+    /// after `solved` slices.
+    fn interrupt_after(&self, solved: usize) -> Result<()> {
+        match self.interrupt_after {
+            Some(n) if solved >= n => Err(Error::inconsistent(
+                "the solver",
+                format!("interrupted after {n} slices, as asked"),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// The memory one material's solve works in besides the tables: the
@@ -263,11 +306,13 @@ impl Solver {
         }
     }
 
-    /// The most memory solving `material` and its closure takes, in bytes:
-    /// the tables kept for the exits (half a byte per position and side for
-    /// DTZ, two for DTM and DTR) and, for the material being solved, two
-    /// bytes per position and side of the slices solved at once (fourteen
-    /// for DTR).
+    /// The most memory solving `material` and its closure takes, in bytes,
+    /// with every table whole in memory: the tables kept for the exits
+    /// (half a byte per position and side for DTZ, two for DTM and DTR)
+    /// and, for the material being solved, two bytes per position and side
+    /// of the slices solved at once (fourteen for DTR). A solve under a
+    /// smaller limit reads its tables page by page instead
+    /// ([`Solver::memory_plan`]).
     pub fn memory_bound(material: &Material, metric: Metric) -> u64 {
         let target = material.normalized();
         let keeps = Keeps::of(metric);
@@ -281,6 +326,113 @@ impl Solver {
             working = working.max(Self::working_bytes(&layout, metric));
         }
         kept + working + PROCESS_BYTES
+    }
+
+    /// The values of the slice being solved when `m` is: the working set of
+    /// one step of a paged solve.
+    fn slice_bytes(m: &Material, metric: Metric) -> u64 {
+        Self::slice_entry_bytes(metric) * Layout::new(m).entries as u64
+    }
+
+    /// The least pages a paged solve of `m` is given
+    /// ([`pages::Pages::minimum_budget`] of the tables its exits read: its
+    /// children's and, with pawns, its own, as pages hold them).
+    fn least_pages(m: &Material, metric: Metric) -> u64 {
+        let per_entry = if Keeps::of(metric) == Keeps::Classes {
+            1
+        } else {
+            2
+        };
+        let mut tables: Vec<Material> = m
+            .children()
+            .into_iter()
+            .filter(Material::has_table)
+            .collect();
+        if m.has_pawns() {
+            tables.push(*m);
+        }
+        let read = tables
+            .iter()
+            .map(|t| 2 * per_entry * Layout::new(t).total_entries() as u64)
+            .fold(0, u64::saturating_add);
+        pages::Pages::minimum_budget(read)
+    }
+
+    /// The pages of the step that solves (or reads) `m` in a paged solve
+    /// within `limit` bytes: what the step's slice leaves, up to
+    /// [`MAX_PAGE_BUDGET`] (`None` if that is less than the least it is
+    /// given).
+    fn step_pages(m: &Material, metric: Metric, limit: u64) -> Option<u64> {
+        let room = limit
+            .checked_sub(PROCESS_BYTES + Self::slice_bytes(m, metric))?
+            .min(MAX_PAGE_BUDGET);
+        (room >= Self::least_pages(m, metric)).then_some(room)
+    }
+
+    /// The plan of a paged solve of `material` within `limit` bytes: each
+    /// step's pages fill what its slice leaves of the limit, so the bound
+    /// is at most the limit when every step has its least pages; if one
+    /// has not, the bound is the least that gives each step its least
+    /// pages (over the limit, and refused).
+    fn paged_plan(material: &Material, metric: Metric, limit: u64) -> MemoryPlan {
+        let mut bytes = 0;
+        let mut largest = 0;
+        let mut fits = true;
+        for m in &closure(material) {
+            let pages = Self::step_pages(m, metric, limit).unwrap_or_else(|| {
+                fits = false;
+                Self::least_pages(m, metric)
+            });
+            largest = largest.max(pages);
+            bytes = bytes.max(PROCESS_BYTES + Self::slice_bytes(m, metric) + pages);
+        }
+        MemoryPlan {
+            bytes,
+            pages: Some(largest),
+            within: fits.then_some(limit),
+        }
+    }
+
+    /// How a solve of `material` holds its tables under this solver's
+    /// memory limit, and the memory it then takes: whole, if that fits
+    /// (the fastest); else page by page, each step with the pages its
+    /// slice leaves of the limit, up to [`MAX_PAGE_BUDGET`] (see
+    /// `paged_plan`). The bound is what `solve --plan` prints and what the
+    /// limit is checked against before a solve starts.
+    pub fn memory_plan(&self, material: &Material, metric: Metric) -> MemoryPlan {
+        if let Some(pages) = self.forced_pages {
+            let slice = closure(material)
+                .iter()
+                .map(|m| Self::slice_bytes(m, metric))
+                .max()
+                .unwrap_or(0);
+            return MemoryPlan {
+                bytes: PROCESS_BYTES + slice + pages,
+                pages: Some(pages),
+                within: None,
+            };
+        }
+        let whole = Self::memory_bound(material, metric);
+        match self.memory.bytes() {
+            Some(limit) if whole > limit => Self::paged_plan(material, metric, limit),
+            _ => MemoryPlan {
+                bytes: whole,
+                pages: None,
+                within: None,
+            },
+        }
+    }
+
+    /// The memory plan of a solve of `material`, if it fits the limit.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] if not even the smallest paged solve fits; it
+    /// names that smallest bound.
+    fn check_memory(&self, material: &Material, metric: Metric) -> Result<MemoryPlan> {
+        let plan = self.memory_plan(material, metric);
+        self.refuse_over_limit(plan.bytes, format!("solve {material}"))?;
+        Ok(plan)
     }
 
     /// Solves `plan.material` (and its closure, or reads them from the
@@ -324,16 +476,11 @@ impl Solver {
             ));
         }
         first.validate()?;
-        self.check_memory(&first.material, first.metric)?;
+        let memory = self.check_memory(&first.material, first.metric)?;
         let target = first.material.normalized();
         let layout = Layout::new(&target);
         let countings: Vec<Counting> = plans.iter().map(|p| p.counting(&layout)).collect();
-        let mut run = Run {
-            solver: self,
-            rule: first.rule,
-            metric: first.metric,
-            tables: HashMap::new(),
-        };
+        let mut run = Run::new(self, first.rule, first.metric, memory)?;
         let order = closure(&first.material);
         let mut all: Vec<ScanStats> = countings.iter().map(Counting::empty).collect();
         for (i, m) in order.iter().enumerate() {
@@ -362,13 +509,6 @@ impl Solver {
         Ok(all)
     }
 
-    fn check_memory(&self, material: &Material, metric: Metric) -> Result<()> {
-        self.refuse_over_limit(
-            Self::memory_bound(material, metric),
-            format!("solve {material}"),
-        )
-    }
-
     /// [`Error::Memory`] if `needed` bytes are over the limit.
     fn refuse_over_limit(&self, needed: u64, what: String) -> Result<()> {
         match self.memory.bytes() {
@@ -383,6 +523,25 @@ impl Solver {
         }
     }
 }
+
+/// How a solve holds the tables its exits read, and the memory it takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryPlan {
+    /// The most memory the solve takes, in bytes.
+    pub bytes: u64,
+    /// `None`: every table whole in memory; else the tables are read page
+    /// by page from their files, one slice solved at a time, in at most
+    /// this many bytes of pages (each material's step has what its slice
+    /// leaves of the limit).
+    pub pages: Option<u64>,
+    /// The limit each step's pages are worked out from (`None` with pages:
+    /// the same pages for every step).
+    within: Option<u64>,
+}
+
+/// The most memory a paged solve gives its pages: more rarely saves a read
+/// (the exits of one slice read a few pages at a time).
+pub const MAX_PAGE_BUDGET: u64 = 1 << 30;
 
 /// Memory a solve takes besides its tables and slices: the program, thread
 /// stacks and the cache's compression buffers (KRBvKR's DTR solve peaked
@@ -401,6 +560,10 @@ pub struct PlannedMaterial {
     /// The memory bound of its solve with the closure read from the cache,
     /// in bytes (what `--memory-limit` is checked against).
     pub memory_bytes: u64,
+    /// With a memory limit below the whole solve's bound: the bytes of
+    /// pages its tables are read in (see [`MemoryPlan`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_bytes: Option<u64>,
     /// Whether the cache already holds it.
     pub cached: bool,
 }
@@ -419,7 +582,8 @@ impl Solver {
                     .filter(|c| c.has_table())
                     .map(Material::table_name)
                     .collect(),
-                memory_bytes: Self::memory_bound(m, metric),
+                memory_bytes: self.memory_plan(m, metric).bytes,
+                page_bytes: self.memory_plan(m, metric).pages,
                 cached: self
                     .cache
                     .as_ref()
@@ -616,12 +780,16 @@ impl Solver {
             needed = needed.max(alive + working + PROCESS_BYTES);
         }
         self.refuse_over_limit(needed, format!("solve {material} (frozen pawns)"))?;
-        let mut run = Run {
-            solver: self,
+        let mut run = Run::new(
+            self,
             rule,
             metric,
-            tables: HashMap::new(),
-        };
+            MemoryPlan {
+                bytes: needed,
+                pages: None,
+                within: None,
+            },
+        )?;
         for (i, (m, only)) in order.iter().enumerate() {
             run.material(m, i, order.len() + 1, &[], only.as_ref(), progress)?;
             let mut still: Vec<Material> = order[i + 1..].iter().map(|(m, _)| *m).collect();
@@ -681,6 +849,13 @@ struct Run<'s> {
     rule: Rule,
     metric: Metric,
     tables: HashMap<String, Arc<Table>>,
+    /// With a paged plan: the pages all tables are read in.
+    pages: Option<Arc<pages::Pages>>,
+    /// The plan the pages follow.
+    memory: MemoryPlan,
+    /// Where a paged run without a cache writes the materials it solves,
+    /// to read them back page by page (removed with the run).
+    scratch: Option<(tempfile::TempDir, Cache)>,
 }
 
 /// A solve's rule and metric as a progress line names them: `dtz, rule 50`.
@@ -698,7 +873,62 @@ fn cache_error(path: &std::path::Path, e: std::io::Error) -> Error {
     }
 }
 
-impl Run<'_> {
+impl<'s> Run<'s> {
+    /// A run holding its tables as `memory` plans.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Output`] if a paged run without a cache cannot make its
+    /// scratch directory.
+    fn new(solver: &'s Solver, rule: Rule, metric: Metric, memory: MemoryPlan) -> Result<Run<'s>> {
+        let pages = memory.pages.map(|b| Arc::new(pages::Pages::new(b)));
+        let scratch = match (&pages, &solver.cache) {
+            (Some(_), None) => {
+                let dir = tempfile::Builder::new()
+                    .prefix("fiftymove-solve-")
+                    .tempdir()
+                    .map_err(|e| cache_error(&std::env::temp_dir(), e))?;
+                let cache = Cache::new(dir.path());
+                Some((dir, cache))
+            }
+            _ => None,
+        };
+        Ok(Run {
+            solver,
+            rule,
+            metric,
+            tables: HashMap::new(),
+            pages,
+            memory,
+            scratch,
+        })
+    }
+
+    /// Where solved materials are written and read: the solver's cache, or
+    /// the run's scratch directory.
+    fn cache(&self) -> Option<&Cache> {
+        self.solver
+            .cache
+            .as_ref()
+            .or(self.scratch.as_ref().map(|(_, c)| c))
+    }
+
+    /// The first failed page read of the tables this run holds, as an
+    /// error: the values read in its place were not the table's.
+    fn check_pages(&self, own: Option<&Table>) -> Result<()> {
+        let failed = own
+            .into_iter()
+            .chain(self.tables.values().map(|t| &**t))
+            .find_map(|t| t.failure().map(|why| (t.layout.material, why)));
+        match failed {
+            Some((material, why)) => Err(Error::SolveCache {
+                material: format!("{material} ({why})"),
+                dir: self.cache().map(|c| c.dir().to_path_buf()),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Drops the tables that none of `still` (the materials left to solve)
     /// reads: memory holds only what exits still need.
     fn release(&mut self, still: &[Material]) {
@@ -724,13 +954,19 @@ impl Run<'_> {
     ) -> Result<Vec<ScanStats>> {
         let layout = Layout::new(material);
         let keeps = Keeps::of(self.metric);
+        if let (Some(pages), Some(limit)) = (&self.pages, self.memory.within) {
+            // This step's share of the limit (planned to fit).
+            let budget = Solver::step_pages(material, self.metric, limit)
+                .unwrap_or_else(|| Solver::least_pages(material, self.metric));
+            pages.set_budget(budget);
+        }
         let wanted = |s: usize| only.is_none_or(|o| o.contains(&s));
         let entries = only.map_or(layout.total_entries(), |o| o.len() * layout.entries) as u64;
         // The table of the material solved is needed for its pawn pushes,
         // and by the materials above it; a pawnless one at the top needs
         // none.
         let keep = counting.is_empty() || layout.has_pawns();
-        if let Some(cache) = &self.solver.cache {
+        if let Some(cache) = self.cache().cloned() {
             match cache.open(&layout, self.rule, self.metric) {
                 Ok(cached) => {
                     progress.stage(
@@ -743,12 +979,13 @@ impl Run<'_> {
                         count,
                         entries,
                     );
-                    match self.read(&layout, &cached, keep, counting, only, progress) {
+                    let path = cached.path().to_path_buf();
+                    match self.read(&layout, cached, keep, counting, only, progress) {
                         Ok(stats) => return Ok(stats),
                         Err(CacheError::Damaged(why)) => {
                             progress.note(&format!("damaged cache file, solving again: {why}"))
                         }
-                        Err(CacheError::Io(e)) => return Err(cache_error(cached.path(), e)),
+                        Err(CacheError::Io(e)) => return Err(cache_error(&path, e)),
                         Err(CacheError::Missing) => {}
                     }
                 }
@@ -774,22 +1011,32 @@ impl Run<'_> {
             count,
             entries,
         );
-        let own = match only {
-            Some(o) => Table::partial(layout.clone(), self.rule, keeps, o),
-            // Nothing reads it (no pawn pushes, nothing above), and at six
-            // pieces it would be gigabytes.
-            None if !keep => Table::unused(layout.clone(), self.rule, keeps),
-            None => Table::new(layout.clone(), self.rule, keeps),
-        };
         // A table of some slices is not the material's: the cache keeps
         // whole materials only.
-        let writer = match (&self.solver.cache, only) {
-            (Some(cache), None) => Some(
+        let cache = self.cache().cloned();
+        let writer = match (&cache, only) {
+            (Some(cache), None) => Some(Arc::new(
                 cache
                     .writer(&layout, self.rule, self.metric)
                     .map_err(|e| cache_error(cache.dir(), e))?,
-            ),
+            )),
             _ => None,
+        };
+        // Paged: the slices solved are read back from the file being
+        // written (a paged run always has one: its scratch directory).
+        let paged = match (&self.pages, &writer, only) {
+            (Some(pages), Some(w), None) => Some((pages.clone(), w.clone())),
+            _ => None,
+        };
+        let own = match (only, &paged) {
+            (Some(o), _) => Table::partial(layout.clone(), self.rule, keeps, o),
+            // Nothing reads it (no pawn pushes, nothing above), and at six
+            // pieces it would be gigabytes.
+            (None, _) if !keep => Table::unused(layout.clone(), self.rule, keeps),
+            (None, Some((pages, w))) => {
+                Table::paged(layout.clone(), self.rule, keeps, w.clone(), pages.clone())
+            }
+            (None, None) => Table::new(layout.clone(), self.rule, keeps),
         };
         let tables = &self.tables;
         let lookup = |m: &Material| tables.get(&m.table_name()).map(|t| &**t);
@@ -797,45 +1044,100 @@ impl Run<'_> {
         let no_rule_exits = (self.metric == Metric::Dtr)
             .then(|| MaterialExits::new(&layout, &own, self.rule, keeps, &lookup).without_rule());
         // Slices by advance, the most advanced first; those of one advance
-        // lead into none of each other and are solved side by side.
+        // lead into none of each other and are solved side by side (one at a
+        // time when paged: memory holds one slice's values).
         let mut groups: Vec<u32> = layout.slices.iter().map(|s| s.advance).collect();
         groups.sort_unstable();
         groups.dedup();
         let stats = std::sync::Mutex::new(counting.iter().map(Counting::empty).collect::<Vec<_>>());
-        for advance in groups.into_iter().rev() {
-            let slices: Vec<usize> = (0..layout.slices.len())
-                .filter(|&s| layout.slices[s].advance == advance && wanted(s))
-                .collect();
-            slices.par_iter().try_for_each(|&s| {
-                let values = match &no_rule_exits {
+        // The slices an interrupted solve of this file wrote are read back,
+        // not solved again.
+        let resumed = writer
+            .as_ref()
+            .map(|w| w.resumed().clone())
+            .unwrap_or_default();
+        if !resumed.is_empty() {
+            progress.note(&format!(
+                "resuming the solve of {} ({}): {} of {} slices read back from an interrupted run",
+                material.table_name(),
+                describe(self.rule, self.metric),
+                resumed.len(),
+                layout.slices.len()
+            ));
+        }
+        let solved = std::sync::atomic::AtomicUsize::new(0);
+        let solve_one = |s: usize| {
+            let written = match (&writer, resumed.contains(&s)) {
+                // A slice that does not read back whole is solved again.
+                (Some(w), true) => w.slice(s).ok(),
+                _ => None,
+            };
+            let fresh = written.is_none();
+            let values = match written {
+                Some(values) => {
+                    progress.advance(layout.entries as u64);
+                    values
+                }
+                None => match &no_rule_exits {
                     // DTR starts from who wins without a rule.
                     Some(plain) => {
                         let no_rule = solve_slice(&layout, s, plain, progress)?;
                         dtr::solve_slice_dtr(&layout, s, &no_rule, &exits)?
                     }
                     None => solve_slice(&layout, s, &exits, progress)?,
-                };
-                if keep {
-                    own.set_slice(s, &values);
+                },
+            };
+            if keep {
+                own.set_slice(s, &values);
+            }
+            if let (Some(w), Some(cache), true) = (&writer, &cache, fresh) {
+                w.add_slice(s, &values)
+                    .map_err(|e| cache_error(cache.dir(), e))?;
+            }
+            if fresh {
+                let n = solved.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                self.solver.interrupt_after(n)?;
+            }
+            for (k, c) in counting.iter().enumerate() {
+                let part = c.slice(&layout, s, &values);
+                stats.lock().expect("no panic while held")[k] += &part;
+            }
+            Ok::<(), Error>(())
+        };
+        for advance in groups.into_iter().rev() {
+            let slices: Vec<usize> = (0..layout.slices.len())
+                .filter(|&s| layout.slices[s].advance == advance && wanted(s))
+                .collect();
+            if paged.is_some() {
+                for s in slices {
+                    solve_one(s)?;
+                    self.check_pages(Some(&own))?;
                 }
-                if let (Some(w), Some(cache)) = (&writer, &self.solver.cache) {
-                    w.add_slice(s, &values)
-                        .map_err(|e| cache_error(cache.dir(), e))?;
-                }
-                for (k, c) in counting.iter().enumerate() {
-                    let part = c.slice(&layout, s, &values);
-                    stats.lock().expect("no panic while held")[k] += &part;
-                }
-                Ok::<(), Error>(())
-            })?;
+            } else {
+                slices.par_iter().try_for_each(|&s| solve_one(s))?;
+            }
         }
         drop(exits);
         drop(no_rule_exits);
-        if let (Some(w), Some(cache)) = (writer, &self.solver.cache) {
-            w.finish().map_err(|e| cache_error(cache.dir(), e))?;
-        }
-        if keep {
+        if keep && paged.is_none() {
             self.tables.insert(material.table_name(), Arc::new(own));
+        } else {
+            drop(own);
+        }
+        if let (Some(w), Some(cache)) = (writer, &cache) {
+            w.finish().map_err(|e| cache_error(cache.dir(), e))?;
+            if let (true, Some((pages, _))) = (keep, paged) {
+                // The materials above read the finished file.
+                let cached =
+                    cache
+                        .open(&layout, self.rule, self.metric)
+                        .map_err(|_| Error::SolveCache {
+                            material: material.table_name(),
+                            dir: Some(cache.dir().to_path_buf()),
+                        })?;
+                let table = Table::paged(layout.clone(), self.rule, keeps, Arc::new(cached), pages);
+                self.tables.insert(material.table_name(), Arc::new(table));
+            }
         }
         Ok(stats.into_inner().expect("no panic while held"))
     }
@@ -855,7 +1157,7 @@ impl Run<'_> {
         progress: &dyn Progress,
     ) -> Result<bool> {
         let (Rule::Moves(_), Metric::Dtz, Some(cache)) =
-            (self.rule, self.metric, &self.solver.cache)
+            (self.rule, self.metric, self.cache().cloned())
         else {
             return Ok(false);
         };
@@ -874,33 +1176,45 @@ impl Run<'_> {
             count,
             layout.total_entries() as u64,
         );
-        match self.read(&layout, &cached, true, &[], None, progress) {
+        let path = cached.path().to_path_buf();
+        match self.read(&layout, cached, true, &[], None, progress) {
             Ok(_) => Ok(true),
-            Err(CacheError::Io(e)) => Err(cache_error(cached.path(), e)),
+            Err(CacheError::Io(e)) => Err(cache_error(&path, e)),
             // A damaged DTR file is the DTR's business: solve this rule.
             Err(CacheError::Damaged(_) | CacheError::Missing) => Ok(false),
         }
     }
 
-    /// Reads a cached material into its table (if `keep`) and its
-    /// statistics (with `counting`).
+    /// Reads a cached material into its table (if `keep`; page by page in a
+    /// paged run) and its statistics (with `counting`).
     fn read(
         &mut self,
         layout: &Layout,
-        cached: &cache::CachedTable,
+        cached: cache::CachedTable,
         keep: bool,
         counting: &[Counting],
         only: Option<&BTreeSet<usize>>,
         progress: &dyn Progress,
     ) -> std::result::Result<Vec<ScanStats>, CacheError> {
         let keeps = Keeps::of(self.metric);
-        let own = keep.then(|| match only {
-            Some(o) => Table::partial(layout.clone(), self.rule, keeps, o),
-            None => Table::new(layout.clone(), self.rule, keeps),
+        let cached = Arc::new(cached);
+        let own = keep.then(|| match (only, &self.pages) {
+            (Some(o), _) => Table::partial(layout.clone(), self.rule, keeps, o),
+            (None, Some(pages)) => Table::paged(
+                layout.clone(),
+                self.rule,
+                keeps,
+                cached.clone(),
+                pages.clone(),
+            ),
+            (None, None) => Table::new(layout.clone(), self.rule, keeps),
         });
         let mut stats: Vec<ScanStats> = counting.iter().map(Counting::empty).collect();
         let slices: Vec<usize> = match only {
             Some(o) => o.iter().copied().collect(),
+            // A paged table needs no slice read now, and nothing to count
+            // needs none at all.
+            None if counting.is_empty() && self.pages.is_some() => Vec::new(),
             None => (0..layout.slices.len()).collect(),
         };
         for s in slices {

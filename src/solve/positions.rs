@@ -473,13 +473,8 @@ impl Solver {
                 suggestion: None,
             });
         }
-        self.check_memory(material, metric)?;
-        let mut run = super::Run {
-            solver: self,
-            rule,
-            metric,
-            tables: HashMap::new(),
-        };
+        let memory = self.check_memory(material, metric)?;
+        let mut run = super::Run::new(self, rule, metric, memory)?;
         for (i, m) in order.iter().enumerate() {
             if *m == target || !run.classes_from_dtr(m, i, order.len(), progress)? {
                 run.material(m, i, order.len(), &[], None, progress)?;

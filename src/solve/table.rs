@@ -3,12 +3,16 @@
 //! byte per position and side) when only classes matter, as for DTZ, or the
 //! values themselves (two bytes) when depths carry over, as for DTM.
 
-use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::sync::{
+    atomic::{AtomicU16, AtomicU8, Ordering::Relaxed},
+    Arc, Mutex,
+};
 
 use rayon::prelude::*;
 
 use super::{
     layout::{Layout, Squares},
+    pages::{self, FrameSource, Page, Pages},
     retro::SliceValues,
     value::{self, Outcome},
     Rule,
@@ -136,6 +140,24 @@ fn class_code(w: Wdl) -> u8 {
 enum Store {
     Classes([Vec<AtomicU8>; 2]),
     Values([Vec<AtomicU16>; 2]),
+    /// Read page by page from a solve file.
+    Paged(Paged),
+}
+
+/// A table read page by page ([`pages`]).
+struct Paged {
+    source: Arc<dyn FrameSource>,
+    pages: Arc<Pages>,
+    id: u64,
+    /// The first read that failed: the exits that met it read a draw, and
+    /// the solve reporting it ([`Table::failure`]) is thrown away.
+    failure: Mutex<Option<String>>,
+}
+
+impl Drop for Paged {
+    fn drop(&mut self) {
+        self.pages.forget(self.id);
+    }
 }
 
 /// What a table keeps.
@@ -253,6 +275,39 @@ impl Table {
         }
     }
 
+    /// A table read page by page from `source` (a solve of `layout` under
+    /// any rule: the classes are worked out under `rule` as pages are read),
+    /// within the budget of `pages`.
+    pub(crate) fn paged(
+        layout: Layout,
+        rule: Rule,
+        keeps: Keeps,
+        source: Arc<dyn FrameSource>,
+        pages: Arc<Pages>,
+    ) -> Table {
+        Table {
+            layout,
+            rule,
+            keeps,
+            store: Store::Paged(Paged {
+                source,
+                pages,
+                id: pages::new_table_id(),
+                failure: Mutex::new(None),
+            }),
+            held: None,
+        }
+    }
+
+    /// Why a read of this paged table failed, if one did (its readers then
+    /// met a draw in its place, so their results must not be used).
+    pub(crate) fn failure(&self) -> Option<String> {
+        match &self.store {
+            Store::Paged(p) => p.failure.lock().expect("no panic while held").clone(),
+            _ => None,
+        }
+    }
+
     /// Bytes a table of `layout` takes.
     pub(crate) fn bytes(layout: &Layout, keeps: Keeps) -> u64 {
         Self::bytes_of_slices(layout, keeps, layout.slices.len())
@@ -312,6 +367,8 @@ impl Table {
                         });
                 }
             }
+            // Its file holds the slice already.
+            Store::Paged(_) => {}
         }
     }
 
@@ -321,14 +378,7 @@ impl Table {
     pub(crate) fn get(&self, side: usize, slice: usize, entry: usize) -> Option<Kept> {
         let i = self.base(slice) + entry;
         match &self.store {
-            Store::Values(sides) => {
-                let o = value::outcome(sides[side][i].load(Relaxed))?;
-                Some(if self.keeps == Keeps::Rule {
-                    Kept::Rule(o)
-                } else {
-                    Kept::Value(o)
-                })
-            }
+            Store::Values(sides) => self.kept_value(sides[side][i].load(Relaxed)),
             Store::Classes(sides) => {
                 let byte = sides[side][i / 2].load(Relaxed);
                 match (byte >> (4 * (i % 2))) & 15 {
@@ -336,7 +386,62 @@ impl Table {
                     c => Some(Kept::Class(CLASS_CODES[usize::from(c) - 1])),
                 }
             }
+            Store::Paged(p) => self.get_paged(p, side, slice, entry),
         }
+    }
+
+    /// [`Table::get`] of a paged table.
+    #[inline(never)]
+    fn get_paged(&self, p: &Paged, side: usize, slice: usize, entry: usize) -> Option<Kept> {
+        let fe = p.source.frame_entries();
+        let frame = (slice * 2 + side) * p.source.parts() + entry / fe;
+        let read = || {
+            let values = p.source.frame(frame)?;
+            Ok(match self.keeps {
+                Keeps::Classes => Page::Classes(
+                    values
+                        .iter()
+                        .map(|&x| class_of(x, self.rule).map_or(0, class_code))
+                        .collect(),
+                ),
+                Keeps::Mate | Keeps::Rule => Page::Values(values),
+            })
+        };
+        match p.pages.get(p.id, frame, read) {
+            Ok(page) => match &*page {
+                Page::Classes(codes) => match codes[entry % fe] {
+                    0 => None,
+                    c => Some(Kept::Class(CLASS_CODES[usize::from(c) - 1])),
+                },
+                Page::Values(values) => self.kept_value(values[entry % fe]),
+            },
+            Err(e) => {
+                let mut failure = p.failure.lock().expect("no panic while held");
+                if failure.is_none() {
+                    *failure = Some(match e {
+                        super::cache::CacheError::Missing => {
+                            format!("{}: missing", p.source.path().display())
+                        }
+                        super::cache::CacheError::Damaged(why) => why,
+                        super::cache::CacheError::Io(e) => {
+                            format!("{}: {e}", p.source.path().display())
+                        }
+                    });
+                }
+                Some(self.keeps.draw())
+            }
+        }
+    }
+
+    /// A two-byte value as this table keeps it.
+    #[inline]
+    fn kept_value(&self, v: u16) -> Option<Kept> {
+        let o = value::outcome(v)?;
+        Some(if self.keeps == Keeps::Rule {
+            Kept::Rule(o)
+        } else {
+            Kept::Value(o)
+        })
     }
 
     /// The kept value of a placement of this material (any orientation

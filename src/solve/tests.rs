@@ -298,3 +298,278 @@ fn reached_slices_give_the_whole_exits_statistics() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The runs the paged solves are compared in: the 50- and 75-move rules and
+/// none, DTM and DTR, and a 10-move rule, under which 3- and 4-piece
+/// tables have cursed wins and blessed losses (they have none under the
+/// others), so that the classes pages hold are the rule's.
+const PAGED_RUNS: [(Rule, Metric); 6] = [
+    (Rule::Moves(10), Metric::Dtz),
+    (Rule::Moves(50), Metric::Dtz),
+    (Rule::Moves(75), Metric::Dtz),
+    (Rule::None, Metric::Dtz),
+    (Rule::None, Metric::Dtm),
+    (Rule::None, Metric::Dtr),
+];
+
+/// The whole plan of `material` under `rule` and `metric`.
+fn whole_plan(material: Material, rule: Rule, metric: Metric) -> SolvePlan {
+    SolvePlan {
+        material,
+        rule,
+        metric,
+        shard: None,
+        raw: false,
+        filter: None,
+    }
+}
+
+/// A cache directory holding the shared solves of `material`'s closure
+/// (links to them), but not of `material`, so that a solver reading it
+/// solves `material` itself and reads the rest.
+fn closure_only_cache(material: &Material, dir: &Path) -> Cache {
+    std::fs::create_dir_all(dir).unwrap();
+    let own = format!("{}.", material.table_name());
+    for entry in std::fs::read_dir(solved_3_4_piece_cache()).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".fms") && !name.starts_with(&own) {
+            let link = dir.join(&name);
+            if !link.exists() {
+                std::os::unix::fs::symlink(entry.path(), link).unwrap();
+            }
+        }
+    }
+    Cache::new(dir)
+}
+
+/// The page budget of the paged tests: the least a paged solve of a large
+/// material is given.
+fn test_pages() -> u64 {
+    super::pages::Pages::minimum_budget(u64::MAX)
+}
+
+/// Solves read page by page, one slice at a time, give the statistics of
+/// the whole solves, on the 4-piece pawn materials KPvKP (48 × 47 pawn
+/// slices, halved by the mirror) and KRvKP and the 5-piece KPPvK, under
+/// the 50- and 75-move rules and none, DTM and DTR ([`test_pages`]); the
+/// closure comes paged from the shared solves, and
+/// the material's own slices from the file being written.
+#[test]
+fn paged_solves_equal_whole_solves() {
+    let whole = shared_solver();
+    let mut cursed = 0;
+    for name in ["KPvKP", "KRvKP", "KPPvK"] {
+        let material: Material = name.parse().unwrap();
+        // The whole solves first: they put the closure's solves under the
+        // 10-move rule into the shared cache, which the paged one reads.
+        let expected: Vec<_> = PAGED_RUNS
+            .iter()
+            .map(|&(rule, metric)| {
+                whole
+                    .stats(&whole_plan(material, rule, metric), &NoProgress)
+                    .unwrap()
+            })
+            .collect();
+        let dir =
+            std::env::temp_dir().join(format!("fiftymove-paged-{name}-{}", std::process::id()));
+        let paged = Solver::new(
+            Some(closure_only_cache(&material, &dir)),
+            MemoryLimit::Available,
+        )
+        .with_pages(test_pages());
+        for ((rule, metric), expected) in PAGED_RUNS.into_iter().zip(expected) {
+            let got = paged
+                .stats(&whole_plan(material, rule, metric), &NoProgress)
+                .unwrap();
+            assert!(expected.white.positions > 1_000, "{name}");
+            cursed += expected.white.wdl.cursed_win + expected.black.wdl.cursed_win;
+            assert_eq!(got, expected, "{name} {rule} {metric:?}");
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+    assert!(cursed > 0, "no cursed win in any run compared");
+}
+
+/// A paged solve with no cache solves its whole closure page by page into
+/// a scratch directory of its own, and gives the whole solve's statistics:
+/// KPvKP under the 50-move rule. The scratch directory is gone afterwards.
+#[test]
+fn a_paged_solve_without_a_cache_solves_its_closure_paged() {
+    let material: Material = "KPvKP".parse().unwrap();
+    let plan = whole_plan(material, Rule::FIFTY, Metric::Dtz);
+    let expected = shared_solver().stats(&plan, &NoProgress).unwrap();
+    let scratch_before = scratch_dirs();
+    let got = Solver::new(None, MemoryLimit::Available)
+        .with_pages(test_pages())
+        .stats(&plan, &NoProgress)
+        .unwrap();
+    assert_eq!(got, expected);
+    let left: Vec<_> = scratch_dirs()
+        .difference(&scratch_before)
+        .cloned()
+        .collect();
+    assert!(left.is_empty(), "scratch left behind: {left:?}");
+}
+
+/// This process's scratch directories of paged solves.
+fn scratch_dirs() -> std::collections::BTreeSet<std::path::PathBuf> {
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("fiftymove-solve-"))
+        })
+        .collect()
+}
+
+/// A damaged frame of a table read page by page fails the solve with the
+/// file named, where a value read in its place would be a silent wrong
+/// answer: KPvK reads KQvK (its queen promotions) from copies of its solves
+/// (the rule's, and the DTR its classes may come from) whose every frame
+/// is overwritten.
+#[test]
+fn a_damaged_page_fails_the_paged_solve() {
+    let material: Material = "KPvK".parse().unwrap();
+    let dir = std::env::temp_dir().join(format!("fiftymove-paged-damage-{}", std::process::id()));
+    let cache = closure_only_cache(&material, &dir);
+    let mut garbled = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("KQvK.")
+        {
+            continue;
+        }
+        let mut bytes = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        // The frames lie between the magic number and the header, whose
+        // place the footer gives (its first eight bytes).
+        let footer = bytes.len() - 24;
+        let end = u64::from_le_bytes(bytes[footer..footer + 8].try_into().unwrap()) as usize;
+        assert!(end > 8 && end < footer, "{end}");
+        for b in &mut bytes[8..end] {
+            *b ^= 0x5a;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        garbled += 1;
+    }
+    assert_eq!(garbled, RUNS.len(), "one file per run of the shared solves");
+    let got = Solver::new(Some(cache), MemoryLimit::Available)
+        .with_pages(test_pages())
+        .stats(&whole_plan(material, Rule::FIFTY, Metric::Dtz), &NoProgress);
+    let err = got
+        .expect_err("a damaged page must fail the solve")
+        .to_string();
+    assert!(err.contains("KQvK"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The memory plan: whole where the whole solve fits the limit, paged
+/// below it (within the limit), refused where not every step has its least
+/// pages, with the least bound named.
+#[test]
+fn the_memory_plan_pages_only_below_the_whole_bound() {
+    let material: Material = "KNNvKP".parse().unwrap();
+    let metric = Metric::Dtz;
+    let whole = Solver::memory_bound(&material, metric);
+    let at =
+        |limit: u64| Solver::new(None, MemoryLimit::Bytes(limit)).memory_plan(&material, metric);
+    assert_eq!(at(whole).pages, None);
+    assert_eq!(at(whole).bytes, whole);
+    let below = at(whole - 1);
+    assert!(below.pages.is_some(), "paged below the whole bound");
+    assert!(below.bytes < whole, "{below:?}");
+    // The least paged bound: every step with its least pages.
+    let least = at(1).bytes;
+    assert!(least < whole, "{least} {whole}");
+    assert!(at(least).bytes <= least, "{:?}", at(least));
+    let refused = Solver::new(None, MemoryLimit::Bytes(least - 1))
+        .check_memory(&material, metric)
+        .expect_err("below the least paged bound")
+        .to_string();
+    assert!(refused.contains(&least.to_string()), "{refused}");
+}
+
+/// A progress that keeps the notes it is given.
+#[derive(Default)]
+struct Notes(std::sync::Mutex<Vec<String>>);
+
+impl super::Progress for Notes {
+    fn stage(&self, _: &str, _: usize, _: usize, _: u64) {}
+    fn advance(&self, _: u64) {}
+    fn note(&self, text: &str) {
+        self.0.lock().unwrap().push(text.to_owned());
+    }
+}
+
+/// A solve interrupted in the middle of a material leaves the slices it
+/// finished in its partial file, and the next solve reads them back and
+/// solves only the rest, to the whole solve's statistics: KPPvK (its
+/// closure read from the shared solves), interrupted after 40 of its
+/// slices, paged (one slice at a time, so exactly 40 are kept) and whole
+/// (slices side by side: at least 40). Nothing of the partial file is left
+/// once the solve is done.
+#[test]
+fn an_interrupted_solve_resumes_from_its_last_finished_slice() {
+    let material: Material = "KPPvK".parse().unwrap();
+    let plan = whole_plan(material, Rule::FIFTY, Metric::Dtz);
+    let expected = shared_solver().stats(&plan, &NoProgress).unwrap();
+    let slices = Layout::new(&material).slices.len();
+    for paged in [true, false] {
+        let dir =
+            std::env::temp_dir().join(format!("fiftymove-resume-{paged}-{}", std::process::id()));
+        let solver = |interrupt: Option<usize>| {
+            let mut s = Solver::new(
+                Some(closure_only_cache(&material, &dir)),
+                MemoryLimit::Available,
+            );
+            if paged {
+                s = s.with_pages(test_pages());
+            }
+            match interrupt {
+                Some(n) => s.interrupted_after(n),
+                None => s,
+            }
+        };
+        let err = solver(Some(40))
+            .stats(&plan, &NoProgress)
+            .expect_err("interrupted")
+            .to_string();
+        assert!(err.contains("interrupted after 40 slices"), "{err}");
+        let notes = Notes::default();
+        let got = solver(None).stats(&plan, &notes).unwrap();
+        assert_eq!(got, expected, "paged: {paged}");
+        let notes = notes.0.into_inner().unwrap();
+        let resumed: Vec<usize> = notes
+            .iter()
+            .filter_map(|n| {
+                let rest = n.strip_prefix("resuming the solve of KPPvK (dtz, rule 50): ")?;
+                let (kept, total) = rest.split_once(" of ")?;
+                assert_eq!(
+                    total,
+                    format!("{slices} slices read back from an interrupted run")
+                );
+                kept.parse().ok()
+            })
+            .collect();
+        assert_eq!(resumed.len(), 1, "{notes:?}");
+        if paged {
+            assert_eq!(resumed[0], 40, "{notes:?}");
+        } else {
+            assert!((40..slices).contains(&resumed[0]), "{notes:?}");
+        }
+        let left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

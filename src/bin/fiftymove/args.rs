@@ -44,7 +44,9 @@ pub struct RawArgs {
 
     /// Most memory a sweep (scan, claims, report) or a solve may take, as
     /// 512M, 8G or bytes. Default: the memory the system reports available.
-    /// Work that could take more refuses to start.
+    /// A solve whose tables do not all fit reads them page by page from
+    /// its cache (slower, same values). Work that could take more refuses
+    /// to start.
     #[arg(long, global = true, value_name = "SIZE")]
     pub memory_limit: Option<String>,
 

@@ -71,10 +71,16 @@ fn memory_needs(inv: &Inventory, material: &Material, limit: MemoryLimit) -> Mem
         None => (sweep_memory_estimate(material), "index arithmetic"),
     };
     let takes = material.piece_count() <= MAX_SOLVE_PIECES;
+    let solver = Solver::new(None, limit);
     let solve_bytes: BTreeMap<String, u64> = if takes {
         METRICS
             .iter()
-            .map(|(name, metric)| (name.to_string(), Solver::memory_bound(material, *metric)))
+            .map(|(name, metric)| {
+                (
+                    name.to_string(),
+                    solver.memory_plan(material, *metric).bytes,
+                )
+            })
             .collect()
     } else {
         BTreeMap::new()

@@ -334,3 +334,84 @@ fn bad_input_and_memory_refusal() {
         assert!(err.contains("the solver needs up to"), "{err}");
     }
 }
+
+/// A solve killed in the middle of a material (SIGKILL: no clean-up runs)
+/// leaves the slices it finished, and the next solve reads them back,
+/// solves the rest, and prints the same document as a solve never
+/// interrupted: KPPvK on one thread, killed once its journal lists 200 of
+/// its 576 slices, its closure solved beforehand.
+#[test]
+fn a_killed_solve_resumes_where_it_stopped() {
+    let whole = tempfile::tempdir().unwrap();
+    let args = ["--json", "--threads", "1", "solve", "KPPvK"];
+    let expected = stdout_ok(
+        fiftymove()
+            .arg("--quiet")
+            .arg("--cache-dir")
+            .arg(whole.path())
+            .args(args),
+    );
+    // The closure's solves, without KPPvK's.
+    let cache = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(whole.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".fms") && !name.starts_with("KPPvK.") {
+            std::fs::copy(&path, cache.path().join(&name)).unwrap();
+        }
+    }
+    let journal = || {
+        std::fs::read_dir(cache.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with(".journal"))
+    };
+    let mut child = fiftymove()
+        .arg("--quiet")
+        .arg("--cache-dir")
+        .arg(cache.path())
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let lines = loop {
+        let lines = journal()
+            .and_then(|j| std::fs::read_to_string(j).ok())
+            .map_or(0, |t| t.lines().count());
+        if lines >= 200 {
+            child.kill().unwrap();
+            break lines;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the solve ended before 200 slices were noted; the test needs a slower material"
+        );
+        assert!(started.elapsed().as_secs() < 600, "no progress");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    child.wait().unwrap();
+    let journal_left = journal().expect("the killed solve leaves its journal");
+    let kept = std::fs::read_to_string(&journal_left)
+        .unwrap()
+        .lines()
+        .count();
+    assert!(kept >= lines, "{kept} < {lines}");
+    let out = fiftymove()
+        .arg("--cache-dir")
+        .arg(cache.path())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let note = format!("resuming the solve of KPPvK (dtz, rule 50): {kept} of 576 slices");
+    assert!(stderr.contains(&note), "{note} not in: {stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+    let left: Vec<_> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

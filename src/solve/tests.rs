@@ -573,3 +573,39 @@ fn an_interrupted_solve_resumes_from_its_last_finished_slice() {
         std::fs::remove_dir_all(&dir).ok();
     }
 }
+
+/// The partial file and journal an interrupted solve leaves are removed with
+/// the other files of another build (they are never taken up by this one),
+/// and this build's are kept (the next solve takes them up).
+#[test]
+fn partial_files_of_other_builds_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let ours = Cache::file_name("KQvK", Rule::FIFTY, Metric::Dtz);
+    let id = crate::build_id::BUILD_ID;
+    let other_id: String = id
+        .chars()
+        .map(|c| if c == '0' { '1' } else { '0' })
+        .collect();
+    let theirs = ours.replace(id, &other_id);
+    assert_ne!(ours, theirs);
+    let names = [
+        format!(".{ours}.partial"),
+        format!(".{ours}.journal"),
+        format!(".{theirs}.partial"),
+        format!(".{theirs}.journal"),
+        ".notes.partial".to_owned(),
+    ];
+    for n in &names {
+        std::fs::write(dir.path().join(n), b"x").unwrap();
+    }
+    let removed = Cache::new(dir.path()).remove_other_builds().unwrap();
+    assert_eq!(removed.files, 2);
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let mut expected = vec![names[0].clone(), names[1].clone(), names[4].clone()];
+    expected.sort();
+    assert_eq!(left, expected);
+}

@@ -37,7 +37,12 @@ use std::{
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{layout::Layout, pages::FrameSource, retro::SliceValues, Metric, Rule};
+use super::{
+    layout::Layout,
+    pages::{FrameSource, Page},
+    retro::SliceValues,
+    Metric, Rule,
+};
 use crate::build_id::{self, Removed, BUILD_ID};
 
 const MAGIC: &[u8; 8] = b"FMSOLVE1";
@@ -548,8 +553,9 @@ impl CacheWriter {
     }
 }
 
-impl FrameSource for CacheWriter {
-    fn frame(&self, i: usize) -> Result<Vec<u16>, CacheError> {
+impl CacheWriter {
+    /// Where frame `i` lies and the values it holds.
+    fn place(&self, i: usize) -> Result<((u64, u64), usize), CacheError> {
         let place = self.state.lock().expect("no panic while held").frames[i];
         let Some(place) = place else {
             return Err(CacheError::Damaged(format!(
@@ -558,8 +564,23 @@ impl FrameSource for CacheWriter {
             )));
         };
         let fe = self.header.frame_entries;
-        let want = fe.min(self.header.entries_per_slice - (i % self.parts) * fe);
+        Ok((
+            place,
+            fe.min(self.header.entries_per_slice - (i % self.parts) * fe),
+        ))
+    }
+
+    /// The values of frame `i`.
+    fn frame(&self, i: usize) -> Result<Vec<u16>, CacheError> {
+        let (place, want) = self.place(i)?;
         read_frame(&self.reader, &self.tmp, i, place, want)
+    }
+}
+
+impl FrameSource for CacheWriter {
+    fn page(&self, i: usize, convert: &mut dyn FnMut(&[u8]) -> Page) -> Result<Page, CacheError> {
+        let (place, want) = self.place(i)?;
+        read_frame_with(&self.reader, &self.tmp, i, place, want, convert)
     }
 
     fn frame_entries(&self) -> usize {
@@ -576,8 +597,9 @@ impl FrameSource for CacheWriter {
 }
 
 impl FrameSource for CachedTable {
-    fn frame(&self, i: usize) -> Result<Vec<u16>, CacheError> {
-        CachedTable::frame(self, i)
+    fn page(&self, i: usize, convert: &mut dyn FnMut(&[u8]) -> Page) -> Result<Page, CacheError> {
+        let (place, want) = self.place(i);
+        read_frame_with(&self.file, &self.path, i, place, want, convert)
     }
 
     fn frame_entries(&self) -> usize {
@@ -611,38 +633,61 @@ fn read_frame(
     file: &File,
     path: &Path,
     i: usize,
-    (at, len): (u64, u64),
+    place: (u64, u64),
     want: usize,
 ) -> Result<Vec<u16>, CacheError> {
-    let mut bytes = vec![0u8; len as usize];
-    file.read_exact_at(&mut bytes, at)?;
-    // One decompression context per thread: making one costs more than
-    // decompressing a small frame.
+    read_frame_with(file, path, i, place, want, |raw| {
+        raw.chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect()
+    })
+}
+
+/// [`read_frame`], handing the frame's bytes (two per value, little-endian)
+/// to `convert`: the compressed and decompressed bytes stay in buffers each
+/// thread reuses, so that reading page after page does not churn the
+/// allocator with frames of megabytes.
+fn read_frame_with<T>(
+    file: &File,
+    path: &Path,
+    i: usize,
+    (at, len): (u64, u64),
+    want: usize,
+    convert: impl FnOnce(&[u8]) -> T,
+) -> Result<T, CacheError> {
+    /// The compressed bytes, the decompressed ones, and the decompression
+    /// context (making one costs more than decompressing a small frame).
+    type Buffers = (Vec<u8>, Vec<u8>, Option<zstd::bulk::Decompressor<'static>>);
     thread_local! {
-        static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
-            const { std::cell::RefCell::new(None) };
+        static BUFFERS: std::cell::RefCell<Buffers> =
+            const { std::cell::RefCell::new((Vec::new(), Vec::new(), None)) };
     }
-    let raw = DECOMPRESSOR
-        .with(|d| {
-            let mut d = d.borrow_mut();
-            if d.is_none() {
-                *d = Some(zstd::bulk::Decompressor::new()?);
-            }
-            d.as_mut().expect("made above").decompress(&bytes, 2 * want)
-        })
-        .map_err(|e| CacheError::Damaged(format!("{}: frame {i}: {e}", path.display())))?;
-    if raw.len() != 2 * want {
-        return Err(CacheError::Damaged(format!(
-            "{}: frame {i} holds {} bytes, not {}",
-            path.display(),
-            raw.len(),
-            2 * want
-        )));
-    }
-    Ok(raw
-        .chunks_exact(2)
-        .map(|b| u16::from_le_bytes([b[0], b[1]]))
-        .collect())
+    let damaged = |e: io::Error| CacheError::Damaged(format!("{}: frame {i}: {e}", path.display()));
+    BUFFERS.with(|b| {
+        let mut b = b.borrow_mut();
+        let (bytes, raw, decompressor) = &mut *b;
+        bytes.resize(len as usize, 0);
+        file.read_exact_at(bytes, at)?;
+        if decompressor.is_none() {
+            *decompressor = Some(zstd::bulk::Decompressor::new()?);
+        }
+        raw.clear();
+        raw.reserve(2 * want);
+        decompressor
+            .as_mut()
+            .expect("made above")
+            .decompress_to_buffer(&bytes[..], raw)
+            .map_err(damaged)?;
+        if raw.len() != 2 * want {
+            return Err(CacheError::Damaged(format!(
+                "{}: frame {i} holds {} bytes, not {}",
+                path.display(),
+                raw.len(),
+                2 * want
+            )));
+        }
+        Ok(convert(raw))
+    })
 }
 
 /// Decompressed frames by number.
@@ -665,12 +710,19 @@ impl CachedTable {
         &self.path
     }
 
-    fn frame(&self, i: usize) -> Result<Vec<u16>, CacheError> {
-        let (at, len) = self.header.frames[i];
+    /// Where frame `i` lies and the values it holds.
+    fn place(&self, i: usize) -> ((u64, u64), usize) {
         let part = i % self.parts;
         let fe = self.header.frame_entries;
-        let want = fe.min(self.header.entries_per_slice - part * fe);
-        read_frame(&self.file, &self.path, i, (at, len), want)
+        (
+            self.header.frames[i],
+            fe.min(self.header.entries_per_slice - part * fe),
+        )
+    }
+
+    fn frame(&self, i: usize) -> Result<Vec<u16>, CacheError> {
+        let (place, want) = self.place(i);
+        read_frame(&self.file, &self.path, i, place, want)
     }
 
     /// Both sides' values of one slice.

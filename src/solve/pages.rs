@@ -46,12 +46,13 @@ impl Page {
 /// being written (the slices of the material in progress that its pawn
 /// pushes read).
 pub(crate) trait FrameSource: Send + Sync {
-    /// The values of frame `i` (by slice, then side, then part).
+    /// Page `i` (frames by slice, then side, then part): `convert` makes it
+    /// from the frame's bytes, two per value, little-endian.
     ///
     /// # Errors
     ///
     /// The frame cannot be read, or fails its checks.
-    fn frame(&self, i: usize) -> Result<Vec<u16>, CacheError>;
+    fn page(&self, i: usize, convert: &mut dyn FnMut(&[u8]) -> Page) -> Result<Page, CacheError>;
     /// Entries per frame.
     fn frame_entries(&self) -> usize;
     /// Frames per slice and side.
@@ -157,9 +158,11 @@ impl Pages {
         st.make_room(0);
     }
 
-    /// Bytes each thread may hold besides the shared pages.
+    /// Bytes each thread may hold besides the shared pages: its own pages,
+    /// and the buffers it reads frames through (the compressed bytes and
+    /// the decompressed ones, at most a page's worth each).
     pub(crate) fn held_per_thread() -> u64 {
-        THREAD_PAGES as u64 * MAX_PAGE_BYTES
+        (THREAD_PAGES as u64 + 2) * MAX_PAGE_BYTES
     }
 
     /// The smallest budget a paged solve is planned with, for a material

@@ -396,15 +396,18 @@ impl Table {
         let fe = p.source.frame_entries();
         let frame = (slice * 2 + side) * p.source.parts() + entry / fe;
         let read = || {
-            let values = p.source.frame(frame)?;
-            Ok(match self.keeps {
-                Keeps::Classes => Page::Classes(
-                    values
-                        .iter()
-                        .map(|&x| class_of(x, self.rule).map_or(0, class_code))
-                        .collect(),
-                ),
-                Keeps::Mate | Keeps::Rule => Page::Values(values),
+            p.source.page(frame, &mut |raw: &[u8]| {
+                let values = raw
+                    .chunks_exact(2)
+                    .map(|b| u16::from_le_bytes([b[0], b[1]]));
+                match self.keeps {
+                    Keeps::Classes => Page::Classes(
+                        values
+                            .map(|x| class_of(x, self.rule).map_or(0, class_code))
+                            .collect(),
+                    ),
+                    Keeps::Mate | Keeps::Rule => Page::Values(values.collect()),
+                }
             })
         };
         match p.pages.get(p.id, frame, read) {

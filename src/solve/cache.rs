@@ -84,6 +84,39 @@ impl Header {
     }
 }
 
+impl Header {
+    /// The values frame `i` holds (frames by slice, then side, then
+    /// `parts` parts; the last part of a slice may be short).
+    fn frame_values(&self, i: usize, parts: usize) -> usize {
+        let fe = self.frame_entries;
+        fe.min(self.entries_per_slice - (i % parts) * fe)
+    }
+
+    /// Both sides' values of slice `slice`, each frame read by `frame`
+    /// straight into its place: frames gathered first and then joined
+    /// would hold a side twice (7.6 GB more for KRN v KNN, past the memory
+    /// bound).
+    fn slice(
+        &self,
+        parts: usize,
+        slice: usize,
+        frame: impl Fn(usize) -> Result<Vec<u16>, CacheError> + Sync,
+    ) -> Result<SliceValues, CacheError> {
+        let mut out: SliceValues = [Vec::new(), Vec::new()];
+        for (side, values) in out.iter_mut().enumerate() {
+            *values = vec![0; self.entries_per_slice];
+            values
+                .par_chunks_mut(self.frame_entries)
+                .enumerate()
+                .try_for_each(|(p, chunk)| {
+                    chunk.copy_from_slice(&frame((slice * 2 + side) * parts + p)?);
+                    Ok::<(), CacheError>(())
+                })?;
+        }
+        Ok(out)
+    }
+}
+
 /// Why a cache file was not used.
 #[derive(Debug)]
 pub(crate) enum CacheError {
@@ -504,13 +537,7 @@ impl CacheWriter {
     /// Both sides' values of a slice written (by this writer or the one it
     /// resumed).
     pub(crate) fn slice(&self, slice: usize) -> Result<SliceValues, CacheError> {
-        let mut out: SliceValues = [Vec::new(), Vec::new()];
-        for (side, values) in out.iter_mut().enumerate() {
-            for part in 0..self.parts {
-                values.extend(self.frame((slice * 2 + side) * self.parts + part)?);
-            }
-        }
-        Ok(out)
+        self.header.slice(self.parts, slice, |i| self.frame(i))
     }
 
     /// Writes the header and puts the file in place.
@@ -563,11 +590,7 @@ impl CacheWriter {
                 self.tmp.display()
             )));
         };
-        let fe = self.header.frame_entries;
-        Ok((
-            place,
-            fe.min(self.header.entries_per_slice - (i % self.parts) * fe),
-        ))
+        Ok((place, self.header.frame_values(i, self.parts)))
     }
 
     /// The values of frame `i`.
@@ -712,11 +735,9 @@ impl CachedTable {
 
     /// Where frame `i` lies and the values it holds.
     fn place(&self, i: usize) -> ((u64, u64), usize) {
-        let part = i % self.parts;
-        let fe = self.header.frame_entries;
         (
             self.header.frames[i],
-            fe.min(self.header.entries_per_slice - part * fe),
+            self.header.frame_values(i, self.parts),
         )
     }
 
@@ -727,22 +748,7 @@ impl CachedTable {
 
     /// Both sides' values of one slice.
     pub(crate) fn slice(&self, slice: usize) -> Result<SliceValues, CacheError> {
-        let mut out: SliceValues = [Vec::new(), Vec::new()];
-        let fe = self.header.frame_entries;
-        for (side, values) in out.iter_mut().enumerate() {
-            // Each frame straight into its place: frames gathered first and
-            // then joined would hold a side twice (7.6 GB more for KRN v
-            // KNN, past the memory bound).
-            *values = vec![0; self.header.entries_per_slice];
-            values
-                .par_chunks_mut(fe)
-                .enumerate()
-                .try_for_each(|(p, chunk)| {
-                    chunk.copy_from_slice(&self.frame((slice * 2 + side) * self.parts + p)?);
-                    Ok::<(), CacheError>(())
-                })?;
-        }
-        Ok(out)
+        self.header.slice(self.parts, slice, |i| self.frame(i))
     }
 
     /// The value of one position.

@@ -359,14 +359,18 @@ impl Solver {
     }
 
     /// The pages of the step that solves (or reads) `m` in a paged solve
-    /// within `limit` bytes: what the step's slice leaves, up to
-    /// [`MAX_PAGE_BUDGET`] (`None` if that is less than the least it is
-    /// given).
-    fn step_pages(m: &Material, metric: Metric, limit: u64) -> Option<u64> {
+    /// within `limit` bytes: `Ok` what the step's slice leaves, up to
+    /// [`MAX_PAGE_BUDGET`]; `Err` the least it is given, if what is left
+    /// is less.
+    fn step_pages(m: &Material, metric: Metric, limit: u64) -> std::result::Result<u64, u64> {
+        let least = Self::least_pages(m, metric);
         let room = limit
-            .checked_sub(PROCESS_BYTES + Self::slice_bytes(m, metric))?
-            .min(MAX_PAGE_BUDGET);
-        (room >= Self::least_pages(m, metric)).then_some(room)
+            .checked_sub(PROCESS_BYTES + Self::slice_bytes(m, metric))
+            .map(|r| r.min(MAX_PAGE_BUDGET));
+        match room {
+            Some(r) if r >= least => Ok(r),
+            _ => Err(least),
+        }
     }
 
     /// The plan of a paged solve of `material` within `limit` bytes: each
@@ -379,9 +383,9 @@ impl Solver {
         let mut largest = 0;
         let mut fits = true;
         for m in &closure(material) {
-            let pages = Self::step_pages(m, metric, limit).unwrap_or_else(|| {
+            let pages = Self::step_pages(m, metric, limit).unwrap_or_else(|least| {
                 fits = false;
-                Self::least_pages(m, metric)
+                least
             });
             largest = largest.max(pages);
             bytes = bytes.max(PROCESS_BYTES + Self::slice_bytes(m, metric) + pages);
@@ -574,7 +578,8 @@ impl Solver {
     pub fn plan(&self, material: &Material, rule: Rule, metric: Metric) -> Vec<PlannedMaterial> {
         closure(material)
             .iter()
-            .map(|m| PlannedMaterial {
+            .map(|m| (m, self.memory_plan(m, metric)))
+            .map(|(m, memory)| PlannedMaterial {
                 material: m.table_name(),
                 needs: m
                     .children()
@@ -582,8 +587,8 @@ impl Solver {
                     .filter(|c| c.has_table())
                     .map(Material::table_name)
                     .collect(),
-                memory_bytes: self.memory_plan(m, metric).bytes,
-                page_bytes: self.memory_plan(m, metric).pages,
+                memory_bytes: memory.bytes,
+                page_bytes: memory.pages,
                 cached: self
                     .cache
                     .as_ref()
@@ -956,9 +961,8 @@ impl<'s> Run<'s> {
         let keeps = Keeps::of(self.metric);
         if let (Some(pages), Some(limit)) = (&self.pages, self.memory.within) {
             // This step's share of the limit (planned to fit).
-            let budget = Solver::step_pages(material, self.metric, limit)
-                .unwrap_or_else(|| Solver::least_pages(material, self.metric));
-            pages.set_budget(budget);
+            let budget = Solver::step_pages(material, self.metric, limit);
+            pages.set_budget(budget.unwrap_or_else(|least| least));
         }
         let wanted = |s: usize| only.is_none_or(|o| o.contains(&s));
         let entries = only.map_or(layout.total_entries(), |o| o.len() * layout.entries) as u64;
@@ -966,7 +970,8 @@ impl<'s> Run<'s> {
         // and by the materials above it; a pawnless one at the top needs
         // none.
         let keep = counting.is_empty() || layout.has_pawns();
-        if let Some(cache) = self.cache().cloned() {
+        let cache = self.cache().cloned();
+        if let Some(cache) = &cache {
             match cache.open(&layout, self.rule, self.metric) {
                 Ok(cached) => {
                     progress.stage(
@@ -1013,7 +1018,6 @@ impl<'s> Run<'s> {
         );
         // A table of some slices is not the material's: the cache keeps
         // whole materials only.
-        let cache = self.cache().cloned();
         let writer = match (&cache, only) {
             (Some(cache), None) => Some(Arc::new(
                 cache

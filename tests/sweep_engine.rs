@@ -189,16 +189,57 @@ fn five_piece_tables_identical_to_the_probe_engine() {
     same_as_probe(&["KNNvKP"]);
 }
 
-/// The sweep's memory bound by index arithmetic (what `tables MATERIAL`
-/// shows when tables are missing) equals the bound from the table headers
-/// (what `scan` checks), byte for byte, on every table whose closure is
+/// The headers' allowance that memory bounds count for a file (also where
+/// the file is absent) covers what its parsed headers take, on every
+/// table file here: the installed ones and the shared 5- and 6-piece ones.
+#[test]
+fn parsed_headers_fit_their_allowance() {
+    use fiftymove::tables::reader::{header_allowance, SweepTable, TableKind};
+    let shared = std::env::var_os("FIFTYMOVE_SHARED_TABLES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/syzygy")
+        });
+    let mut checked = 0;
+    for dir in [common::tables_dir(), shared] {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let kind = match path.extension().and_then(|e| e.to_str()) {
+                Some("rtbw") => TableKind::Wdl,
+                Some("rtbz") => TableKind::Dtz,
+                _ => continue,
+            };
+            let table = SweepTable::open(&path, kind).unwrap();
+            let subtables: usize = table
+                .stored_sides()
+                .into_iter()
+                .map(|side| table.subtables(side).len())
+                .sum();
+            let allowance = header_allowance(table.file_bytes(), subtables);
+            assert!(
+                table.header_bytes() <= allowance,
+                "{}: {} bytes of headers, allowance {allowance}",
+                path.display(),
+                table.header_bytes()
+            );
+            assert_eq!(table.header_bound(), allowance);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 200, "only {checked} files checked");
+}
+
+/// The sweep's memory plan by index arithmetic (what `tables MATERIAL`
+/// shows when tables are missing) equals the plan from the table headers
+/// (what `scan` checks), byte for byte, under several limits, on every table whose closure is
 /// present: the installed tables, and the 6-piece KNNvKNN among the shared
 /// ones (`FIFTYMOVE_SHARED_TABLES`, else `../shared/syzygy`).
 #[test]
 fn memory_estimate_by_index_arithmetic_equals_the_header_bound() {
     use fiftymove::{
         chess::material::Material,
-        scan::sweep::{sweep_memory_bound, sweep_memory_estimate},
+        memory::MemoryLimit,
+        scan::sweep::{sweep_memory_estimate, sweep_memory_plan},
         tables::{complete_tables, Inventory},
     };
     let shared = std::env::var_os("FIFTYMOVE_SHARED_TABLES")
@@ -219,8 +260,22 @@ fn memory_estimate_by_index_arithmetic_equals_the_header_bound() {
             if !inv.missing_for(&material).is_empty() {
                 continue;
             }
-            let headers = sweep_memory_bound(&inv, &material).unwrap();
-            assert_eq!(sweep_memory_estimate(&material), headers, "{name}");
+            // Without a limit, and with limits that page the closure:
+            // some of it, all of it, and below the least plan.
+            let whole = sweep_memory_estimate(&material, MemoryLimit::Bytes(u64::MAX)).bytes;
+            for limit in [
+                MemoryLimit::Bytes(u64::MAX),
+                MemoryLimit::Bytes(whole - 1),
+                MemoryLimit::Bytes(whole / 2),
+                MemoryLimit::Bytes(1 << 20),
+            ] {
+                let headers = sweep_memory_plan(&inv, &material, limit).unwrap();
+                assert_eq!(
+                    sweep_memory_estimate(&material, limit),
+                    headers,
+                    "{name} {limit:?}"
+                );
+            }
             checked += 1;
         }
     }

@@ -128,18 +128,27 @@ pub fn cmd_scan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> Run
     emit_stats(global, &results, cmd.batch.out.as_deref(), out)
 }
 
-/// `scan --plan`: each material's sweep memory bound.
+/// `scan --plan`: each material's sweep memory bound under
+/// `--memory-limit`, and how the sweep holds its closure within it.
 fn cmd_scan_plan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> RunResult {
     let inv = global.inventory()?;
     for plan in &cmd.batch.plans {
-        let bytes = fiftymove::scan::sweep::sweep_memory_bound(&inv, &plan.material)?;
+        let memory =
+            fiftymove::scan::sweep::sweep_memory_plan(&inv, &plan.material, global.memory)?;
         if global.json {
             render::json_line(
                 out,
-                &serde_json::json!({"material": plan.material.to_string(), "memory_bytes": bytes}),
+                &serde_json::json!({
+                    "material": plan.material.to_string(),
+                    "memory_bytes": memory.bytes,
+                    "whole_bytes": memory.whole_bytes,
+                    "page_bytes": memory.page_bytes,
+                    "paged_tables": memory.paged_tables,
+                    "fits": memory.within,
+                }),
             )?;
         } else {
-            writeln!(out, "{}\t{bytes}", plan.material)?;
+            writeln!(out, "{}\t{}", plan.material, memory.bytes)?;
         }
     }
     Ok(())

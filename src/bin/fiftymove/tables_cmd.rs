@@ -7,7 +7,7 @@ use std::{collections::BTreeMap, io::Write};
 use fiftymove::{
     chess::material::Material,
     memory::MemoryLimit,
-    scan::sweep::{sweep_memory_bound, sweep_memory_estimate},
+    scan::sweep::{sweep_memory_estimate, sweep_memory_plan},
     solve::{Metric, Solver, MAX_SOLVE_PIECES},
     tables::{Inventory, MemoryNeeds, TablesReport},
 };
@@ -54,21 +54,25 @@ const METRICS: [(&str, Metric); 3] = [
 
 /// What a scan and a solve of `material` would need, against `limit`.
 ///
-/// The scan bound is the one `scan` checks, from the table headers, when
-/// the whole closure is present and readable; otherwise the same sum by
+/// The scan bound is the one `scan` checks under `limit` (its closure
+/// paged where it does not fit whole), from the table headers when the
+/// whole closure is present and readable; otherwise the same plan by
 /// index arithmetic, labelled so. The solve bound is the solver's own
-/// ([`Solver::memory_bound`]), for the materials it takes.
+/// ([`Solver::memory_plan`]), for the materials it takes.
 fn memory_needs(inv: &Inventory, material: &Material, limit: MemoryLimit) -> MemoryNeeds {
     let available = limit.bytes();
     let fits = |needed: u64| available.map(|a| needed <= a);
     let from_headers = inv
         .missing_for(material)
         .is_empty()
-        .then(|| sweep_memory_bound(inv, material).ok())
+        .then(|| sweep_memory_plan(inv, material, limit).ok())
         .flatten();
     let (scan_bytes, scan_bound_from) = match from_headers {
-        Some(bytes) => (bytes, "table headers"),
-        None => (sweep_memory_estimate(material), "index arithmetic"),
+        Some(plan) => (plan.bytes, "table headers"),
+        None => (
+            sweep_memory_estimate(material, limit).bytes,
+            "index arithmetic",
+        ),
     };
     let takes = material.piece_count() <= MAX_SOLVE_PIECES;
     let solver = Solver::new(None, limit);

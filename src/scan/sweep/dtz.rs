@@ -35,6 +35,7 @@ mod wdl_pass;
 
 use super::{
     board::{Attacks, Kind, Mv, Pos},
+    plan::{plan_memory, SweepMemoryPlan},
     table_error,
     wdl::{flip, CaptureRoute, Closure, RoutedMover, BLESSED, CURSED, DRAW, LOSS, WIN},
     Progress,
@@ -451,18 +452,17 @@ impl Sweep {
         })
     }
 
-    /// The most memory the sweep takes, in bytes: the program
-    /// ([`PROCESS_BYTES`]) and the two files of the table (read into
-    /// memory); 2 bytes per index for the WDL codes
+    /// The most memory the sweep takes for the scanned table, in bytes:
+    /// the program ([`PROCESS_BYTES`]); 2 bytes per index for the WDL codes
     /// throughout; during pass 1 the WDL file's stored values that one
     /// block reads (1 byte per index and side; the whole file for
     /// symmetric material); in the later passes 1 byte per index of one
     /// chunk of blocks and side stored (the raw DTZ magnitudes, see
     /// [`encode_mag`] and [`Sweep::chunks`]; one side for symmetric
-    /// material); and
-    /// the closure's tables up to 1 byte per index and side throughout
-    /// (see [`Closure::memory_bound`]).
-    pub(crate) fn memory_bound(&self) -> u64 {
+    /// material); the two files' parsed headers
+    /// ([`SweepTable::header_bound`]). The files are read as decoded, not
+    /// held.
+    fn own_bound(&self) -> u64 {
         let n = self.len() as u64;
         let raw = if self.symmetric {
             self.wdl_file.index_len(Color::White) + self.wdl_file.index_len(Color::Black)
@@ -484,9 +484,22 @@ impl Sweep {
         let sides = if self.symmetric { 1 } else { 2 };
         (2 * n)
             .saturating_add(raw.max(sides * chunk))
-            .saturating_add(self.closure.memory_bound())
-            .saturating_add(self.wdl_file.file_bytes() + self.dtz_file.file_bytes())
+            .saturating_add(self.wdl_file.header_bound() + self.dtz_file.header_bound())
             .saturating_add(PROCESS_BYTES)
+    }
+
+    /// The sweep's memory under `limit`: the scanned table's
+    /// ([`Sweep::own_bound`]) and the closure's as
+    /// [`plan_memory`] holds it; and per closure table whether it is held
+    /// whole (for [`Sweep::hold`]).
+    pub(crate) fn memory_plan(&self, limit: Option<u64>) -> (SweepMemoryPlan, Vec<bool>) {
+        plan_memory(self.own_bound(), &self.closure.costs(), limit)
+    }
+
+    /// Holds the closure as planned (see [`Closure::hold`]); before any
+    /// pass.
+    pub(crate) fn hold(&mut self, whole: &[bool], page_bytes: u64) {
+        self.closure.hold(whole, page_bytes);
     }
 
     /// Number of global indices.

@@ -16,21 +16,24 @@
 //! # Memory
 //!
 //! The sweep works in the index space of the DTZ file. Throughout, 2 bytes
-//! per index (the WDL codes of both sides to move) and the closure's tables
-//! (1 byte per index and side for those the captures and promotions reach:
-//! the stored value, resolved in place). Pass 1 adds the WDL file's stored
-//! values that one block reads (1 byte per index and side). The later
-//! passes (DTZ, rounding, counting) run chunk by chunk and add 1 byte per
-//! index of one chunk and side stored (the raw DTZ magnitude; the rounding
-//! state lives in spare bits of the WDL codes, see `dtz::encode_mag`): a
-//! chunk is one sub-table of the DTZ file (a file of the leading pawn) for
-//! asymmetric pawn tables, since a quiet move moves no pawn and its
-//! successor stays in the same sub-table; else the whole table (see
-//! `Sweep::chunks`). The table files are read into memory too. So a
-//! pawnless table takes 4 bytes per index (3 if symmetric) plus its
-//! closure and files: KNN v KNN (1.55 G indices) about 4.8 GB, KRN v KNN
-//! (3.38 G) about 14.7 GB, KQR v KQR (6.77 G, symmetric) about 21.5 GB,
-//! within a 24 GB machine only when it is idle; see docs/six-pieces.md.
+//! per index (the WDL codes of both sides to move). Pass 1 adds the WDL
+//! file's stored values that one block reads (1 byte per index and side).
+//! The later passes (DTZ, rounding, counting) run chunk by chunk and add 1
+//! byte per index of one chunk and side stored (the raw DTZ magnitude; the
+//! rounding state lives in spare bits of the WDL codes, see
+//! `dtz::encode_mag`): a chunk is one sub-table of the DTZ file (a file of
+//! the leading pawn) for asymmetric pawn tables, since a quiet move moves
+//! no pawn and its successor stays in the same sub-table; else the whole
+//! table (see `Sweep::chunks`).
+//!
+//! The tables that captures and promotions reach (the closure) take 1 byte
+//! per index and side decoded whole, or, under a memory limit they do not
+//! fit, are read page by page within one budget (`pages`, `plan`): the
+//! smallest whole, the others paged. The files are read as they are
+//! decoded, never held; their parsed headers are (`header_allowance`). So
+//! a pawnless table takes 4 bytes per index (3 if symmetric) plus its
+//! closure: KNN v KNN (1.55 G indices) about 4.8 GB, KRN v KNN (3.38 G)
+//! about 14 GB; see docs/six-pieces.md.
 
 // The index arithmetic walks parallel arrays (squares, digits, codes) by
 // position, as the Syzygy format defines it; indexed loops say that best.
@@ -38,6 +41,8 @@
 
 mod board;
 mod dtz;
+mod pages;
+mod plan;
 mod shard;
 mod wdl;
 mod weights;
@@ -47,9 +52,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use shakmaty::Color;
 
+pub use self::plan::SweepMemoryPlan;
 use self::{
     board::Pos,
     dtz::{sign, Block, Sweep, CHUNK, DTZ_MATED, ILLEGAL, MATED, PROCESS_BYTES},
+    plan::TableCost,
     shard::ShardCount,
     weights::{like_factorial, on_one_diagonal, Canon, Squares},
 };
@@ -59,7 +66,7 @@ use crate::{
     memory::MemoryLimit,
     model::{DtzHistograms, Histogram, Longest, RawCounts, ScanStats, SideStats, WdlCounts},
     scan::probe::ScanPlan,
-    tables::reader::{SweepError, SweepTable, TableKind},
+    tables::reader::{header_allowance, SweepError, SweepTable, TableKind},
     tables::Inventory,
 };
 
@@ -143,29 +150,35 @@ pub fn scan_with_sweep(
     Ok(all.remove(0))
 }
 
-/// The most memory a sweep of `material` takes, in bytes, from its tables'
-/// headers (what `scan` checks against `--memory-limit`).
+/// What a sweep of `material` takes under `memory`, from its tables'
+/// headers (what `scan` checks against `--memory-limit`, and `scan --plan`
+/// prints).
 ///
 /// # Errors
 ///
-/// As [`scan_with_sweep`] for missing or damaged tables.
-pub fn sweep_memory_bound(
+/// Missing or unreadable tables of the closure.
+pub fn sweep_memory_plan(
     inv: &Inventory,
     material: &crate::chess::material::Material,
-) -> Result<u64> {
-    Ok(open_sweep(inv, material)?.memory_bound())
+    memory: MemoryLimit,
+) -> Result<SweepMemoryPlan> {
+    Ok(open_sweep(inv, material)?.memory_plan(memory.bytes()).0)
 }
 
-/// [`sweep_memory_bound`] worked out from the material alone, for when the
-/// tables are not there to read their headers: the same sum (2 bytes per
-/// index, the larger of one block's WDL values and 1 byte per index and
-/// side of one chunk, 1 byte per stored index of every other table of the
-/// closure, the files read, and the program; see `Sweep::memory_bound`),
-/// with each table's index sizes by Syzygy's index arithmetic and each
-/// file's official size (none for a file the official list lacks). Where
-/// the headers are present the two agree (tested on every table
-/// installed).
-pub fn sweep_memory_estimate(material: &crate::chess::material::Material) -> u64 {
+/// [`sweep_memory_plan`] worked out from the material alone, for when the
+/// tables are not there to read their headers: the same sums (for the
+/// scanned table 2 bytes per index, the larger of one block's WDL values
+/// and 1 byte per index and side of one chunk, and the program; for each
+/// table of the closure 1 byte per stored index; for each file read, the
+/// headers' allowance; see `Sweep::own_bound` and `Closure::costs`) with
+/// each table's index sizes by Syzygy's index arithmetic and each file's
+/// official size (none for a file the official list lacks), planned the
+/// same way. Where the headers are present the two agree (tested on
+/// every table installed, under several limits).
+pub fn sweep_memory_estimate(
+    material: &crate::chess::material::Material,
+    memory: MemoryLimit,
+) -> SweepMemoryPlan {
     use crate::tables::reader::index_sizes;
     let target = material.normalized();
     let symmetric = target.side(Color::White) == target.side(Color::Black);
@@ -178,30 +191,38 @@ pub fn sweep_memory_estimate(material: &crate::chess::material::Material) -> u64
     // are one side's; the others block by block, each reading both sides'
     // WDL values, then holding both sides' DTZ.
     let per_pass = if symmetric { n } else { 2 * largest };
-    let file_bytes =
-        |file: String| crate::tables::checksums::official(&file).map_or(0, |f| f.bytes);
-    let closure: u64 = target
+    // The headers of a file: by its official size, and its sub-tables
+    // (one per leading pawn file, per side stored).
+    let headers = |m: &crate::chess::material::Material, ext: &str, sides: usize| {
+        let file = format!("{}.{ext}", m.table_name());
+        let bytes = crate::tables::checksums::official(&file).map_or(0, |f| f.bytes);
+        let files = if m.has_pawns() { 4 } else { 1 };
+        header_allowance(bytes, files * sides)
+    };
+    let closure: Vec<TableCost> = target
         .closure()
         .into_iter()
         .filter(|name| *name != target.table_name())
-        .filter_map(|name| name.parse::<crate::chess::material::Material>().ok())
-        .map(|m| {
+        .filter_map(|name| {
+            let m = name.parse::<crate::chess::material::Material>().ok()?;
             let sides = if m.side(Color::White) == m.side(Color::Black) {
                 1
             } else {
                 2
             };
-            (sides * index_sizes(&m).iter().sum::<u64>())
-                .saturating_add(file_bytes(format!("{}.rtbw", m.table_name())))
+            Some(TableCost {
+                values: sides as u64 * index_sizes(&m).iter().sum::<u64>(),
+                headers: headers(&m, "rtbw", sides),
+                name,
+            })
         })
-        .fold(0, u64::saturating_add);
-    let name = target.table_name();
-    let files = file_bytes(format!("{name}.rtbw")) + file_bytes(format!("{name}.rtbz"));
-    (2 * n)
+        .collect();
+    let wdl_sides = if symmetric { 1 } else { 2 };
+    let own = (2 * n)
         .saturating_add(per_pass)
-        .saturating_add(closure)
-        .saturating_add(files)
-        .saturating_add(PROCESS_BYTES)
+        .saturating_add(headers(&target, "rtbw", wdl_sides) + headers(&target, "rtbz", 1))
+        .saturating_add(PROCESS_BYTES);
+    plan::plan_memory(own, &closure, memory.bytes()).0
 }
 
 fn open_sweep(inv: &Inventory, material: &crate::chess::material::Material) -> Result<Sweep> {
@@ -249,20 +270,31 @@ pub fn scan_with_sweep_plans(
     if plans.iter().any(|p| p.material != material) {
         return Err(Error::Usage("one sweep scans one material".into()));
     }
-    let label = material.to_string();
     let mut sweep = open_sweep(inv, &material)?;
-    let needed = sweep.memory_bound();
-    if let Some(limit) = memory.bytes() {
-        if needed > limit {
-            return Err(Error::Memory {
-                needed_for: format!("scan {label}"),
-                engine: "the sweep engine",
-                instead: Some("scan --engine probe needs little memory"),
-                needed,
-                limit,
-            });
-        }
+    let limit = memory.bytes();
+    let (plan, whole) = sweep.memory_plan(limit);
+    if let (false, Some(limit)) = (plan.within, limit) {
+        return Err(Error::Memory {
+            needed_for: format!("scan {material}"),
+            engine: "the sweep engine",
+            instead: Some("scan --engine probe needs little memory"),
+            needed: plan.bytes,
+            limit,
+        });
     }
+    sweep.hold(&whole, plan.page_bytes);
+    sweep_held(sweep, plans, progress)
+}
+
+/// Runs the passes of `sweep`, its closure held, for `plans` (of its
+/// material).
+fn sweep_held(
+    mut sweep: Sweep,
+    plans: &[ScanPlan],
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<ScanStats>> {
+    let material = plans[0].material;
+    let label = material.to_string();
     let len = sweep.len() as u64;
     let progress = Progress {
         done: AtomicU64::new(0),
@@ -781,6 +813,43 @@ mod tests {
     use shakmaty::Color;
 
     use super::*;
+
+    /// A sweep whose closure is read through a few pages (every table
+    /// paged, one page per lock shard, so pages are dropped and decoded
+    /// again all the time) gives the statistics of the sweep that decodes
+    /// it whole, byte for byte: tables whose captures reach 3-piece
+    /// tables, and whose promotions reach 4-piece ones (their own size).
+    #[test]
+    fn a_paged_closure_gives_the_whole_closures_statistics() {
+        let dir = std::env::var_os("FIFTYMOVE_TEST_TABLES")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/syzygy")
+            });
+        let inv = Inventory::scan(std::slice::from_ref(&dir)).unwrap();
+        for name in ["KRvKP", "KPPvK", "KPvKP", "KQPvK"] {
+            let material: crate::chess::material::Material = name.parse().unwrap();
+            // Raw placements too: the counting pass reads every value.
+            let plans = [ScanPlan {
+                material,
+                shard: None,
+                raw: true,
+                filter: None,
+            }];
+            let whole =
+                scan_with_sweep_plans(&inv, &plans, MemoryLimit::Bytes(u64::MAX), &|_| {}).unwrap();
+            let mut sweep = open_sweep(&inv, &material).unwrap();
+            let tables = sweep.memory_plan(None).1.len();
+            assert!(tables > 0, "{name}");
+            sweep.hold(&vec![false; tables], 0);
+            let paged = sweep_held(sweep, &plans, &|_| {}).unwrap();
+            assert_eq!(
+                serde_json::to_string(&paged).unwrap(),
+                serde_json::to_string(&whole).unwrap(),
+                "{name}"
+            );
+        }
+    }
 
     #[test]
     fn natural_parity_as_the_probe_engine() {

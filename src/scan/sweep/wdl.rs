@@ -4,9 +4,12 @@
 //! its captures, exactly as shakmaty-syzygy's `probe` does (without en
 //! passant, which the caller handles). Resolved values replace the stored
 //! ones in place.
+//!
+//! A table is decoded whole, or, where the sweep's memory plan says so
+//! ([`Closure::hold`]), page by page ([`super::pages`]).
 
 use std::sync::{
-    atomic::{AtomicU8, Ordering},
+    atomic::{AtomicBool, AtomicU8, Ordering},
     Arc, OnceLock,
 };
 
@@ -14,6 +17,8 @@ use shakmaty::{Color, Piece};
 
 use super::{
     board::{Kind, Pos},
+    pages::{Page, ValuePages, PAGE_LEN},
+    plan::TableCost,
     table_error,
 };
 use crate::{
@@ -50,6 +55,10 @@ pub(crate) fn flip(w: u8) -> u8 {
 pub(crate) struct ClosureTable {
     pub(crate) layout: TableLayout,
     file: SweepTable,
+    /// Its number in the closure (its pages' key).
+    number: u32,
+    /// Read page by page instead of whole.
+    paged: AtomicBool,
     /// Per side to move, the values, decoded when a look-up first reaches
     /// the table: each the stored value, replaced by the true one with
     /// [`RESOLVED`] set once a look-up has resolved it. One byte per index
@@ -57,7 +66,57 @@ pub(crate) struct ClosureTable {
     values: [OnceLock<std::result::Result<Vec<AtomicU8>, String>>; 2],
 }
 
+/// Where one value of a closure table is held.
+enum Cell<'a> {
+    Whole(&'a AtomicU8),
+    /// In a page, at this offset.
+    Paged(Page, usize),
+}
+
+impl Cell<'_> {
+    #[inline]
+    fn load(&self) -> u8 {
+        match self {
+            Cell::Whole(cell) => cell.load(Ordering::Relaxed),
+            Cell::Paged(page, at) => page[*at].load(Ordering::Relaxed),
+        }
+    }
+
+    #[inline]
+    fn store(&self, v: u8) {
+        match self {
+            Cell::Whole(cell) => cell.store(v, Ordering::Relaxed),
+            Cell::Paged(page, at) => page[*at].store(v, Ordering::Relaxed),
+        }
+    }
+}
+
 impl ClosureTable {
+    /// The cell of index `idx` for `side` to move: in the values decoded
+    /// whole, or in its page (decoded if not held).
+    #[inline]
+    fn cell<'a>(&'a self, pages: &ValuePages, side: Color, idx: usize) -> Result<Cell<'a>> {
+        if !self.paged.load(Ordering::Relaxed) {
+            return Ok(Cell::Whole(&self.values(side)?[idx]));
+        }
+        let page = idx as u64 / PAGE_LEN;
+        let start = page * PAGE_LEN;
+        let end = (start + PAGE_LEN).min(self.file.index_len(side));
+        let held = pages.page(self.number, cidx(side) as u8, page, || {
+            let mut v = vec![0u8; (end - start) as usize];
+            self.file
+                .decode(side, start..end, &mut v)
+                .map_err(table_error)?;
+            Ok(v)
+        })?;
+        Ok(Cell::Paged(held, idx - start as usize))
+    }
+
+    /// Bytes of the values of both sides, decoded whole.
+    fn whole_bytes(&self) -> u64 {
+        self.file.index_len(Color::White) + self.file.index_len(Color::Black)
+    }
+
     fn values(&self, side: Color) -> Result<&[AtomicU8]> {
         let r = self.values[cidx(side)].get_or_init(|| {
             let len = self.file.index_len(side);
@@ -109,6 +168,10 @@ pub(crate) struct Closure {
     /// Tables by piece counts, both colour orientations (a short list: a
     /// linear scan beats hashing).
     by_counts: Vec<(Counts, Arc<ClosureTable>)>,
+    /// Each table once, in the order of the names opened.
+    tables: Vec<Arc<ClosureTable>>,
+    /// The pages of the paged tables.
+    pages: ValuePages,
 }
 
 impl Closure {
@@ -119,6 +182,7 @@ impl Closure {
     /// Missing or unreadable files.
     pub(crate) fn open(inv: &Inventory, names: &[String], needed_for: &str) -> Result<Closure> {
         let mut by_counts = Vec::new();
+        let mut tables = Vec::new();
         for name in names {
             let file_name = format!("{name}.rtbw");
             let path = inv.path(&file_name).ok_or_else(|| Error::MissingTables {
@@ -132,32 +196,44 @@ impl Closure {
             let table = Arc::new(ClosureTable {
                 layout,
                 file,
+                number: tables.len() as u32,
+                paged: AtomicBool::new(false),
                 values: [OnceLock::new(), OnceLock::new()],
             });
             by_counts.push((counts, table.clone()));
-            by_counts.push(([counts[1], counts[0]], table));
+            by_counts.push(([counts[1], counts[0]], table.clone()));
+            tables.push(table);
         }
-        Ok(Closure { by_counts })
+        Ok(Closure {
+            by_counts,
+            tables,
+            pages: ValuePages::new(0),
+        })
     }
 
-    /// The most memory the tables take, in bytes: their files (read into
-    /// memory) and 1 byte per index and side (the decoded value, resolved
-    /// in place), for every table (each is decoded only when a look-up
-    /// first reaches it).
-    pub(crate) fn memory_bound(&self) -> u64 {
-        let mut seen: Vec<&Arc<ClosureTable>> = Vec::new();
-        let mut total = 0u64;
-        for (_, table) in &self.by_counts {
-            if seen.iter().any(|t| Arc::ptr_eq(t, table)) {
-                continue;
-            }
-            seen.push(table);
-            let len = table.file.index_len(Color::White) + table.file.index_len(Color::Black);
-            total = total
-                .saturating_add(len)
-                .saturating_add(table.file.file_bytes());
+    /// Per table (in the order of the names opened), what it takes: its
+    /// values decoded whole, 1 byte per index and side (the value,
+    /// resolved in place; each is decoded only when a look-up first
+    /// reaches it), and its headers.
+    pub(crate) fn costs(&self) -> Vec<TableCost> {
+        self.tables
+            .iter()
+            .map(|t| TableCost {
+                name: t.file.material().to_owned(),
+                values: t.whole_bytes(),
+                headers: t.file.header_bound(),
+            })
+            .collect()
+    }
+
+    /// Holds the tables as planned: `whole[k]` for the table `k` of
+    /// [`Closure::costs`], the others page by page within
+    /// `page_bytes`. Called before any look-up.
+    pub(crate) fn hold(&mut self, whole: &[bool], page_bytes: u64) {
+        for (table, &whole) in self.tables.iter().zip(whole) {
+            table.paged.store(!whole, Ordering::Relaxed);
         }
-        total
+        self.pages = ValuePages::new(page_bytes);
     }
 
     /// The route of a capture (without promotion) of slot `captured` in a
@@ -244,7 +320,7 @@ impl Closure {
         let Some(idx) = Self::routed_index(route, pos) else {
             return self.wdl(pos, turn);
         };
-        match Self::resolved(table, route, idx)? {
+        match self.resolved(table, route, idx)? {
             Some(v) => Ok(v),
             None => self.wdl(pos, turn),
         }
@@ -295,7 +371,7 @@ impl Closure {
             return Ok(DRAW);
         };
         let idx = mover.start + mover.index.index(sq ^ mover.mirror);
-        match Self::resolved(table, route, idx as usize)? {
+        match self.resolved(table, route, idx as usize)? {
             Some(v) => Ok(v),
             None => self.wdl(&after(), turn),
         }
@@ -338,8 +414,13 @@ impl Closure {
     /// The value at index `idx` of the route's table (side `route.side`)
     /// if a capture search has resolved it.
     #[inline]
-    fn resolved(table: &ClosureTable, route: &CaptureRoute, idx: usize) -> Result<Option<u8>> {
-        let known = table.values(route.side)?[idx].load(Ordering::Relaxed);
+    fn resolved(
+        &self,
+        table: &ClosureTable,
+        route: &CaptureRoute,
+        idx: usize,
+    ) -> Result<Option<u8>> {
+        let known = table.cell(&self.pages, route.side, idx)?.load();
         Ok((known & RESOLVED != 0).then_some(known & !RESOLVED))
     }
 
@@ -372,11 +453,11 @@ impl Closure {
             .ok_or_else(|| {
                 Error::inconsistent("the sweep", "position without an index in its WDL table")
             })?;
-        let cell = &table.values(loc.side)?[loc.idx as usize];
+        let cell = table.cell(&self.pages, loc.side, loc.idx as usize)?;
         // Threads may resolve the same value at once: from the stored
         // value they compute the same true one, and either they read is
         // told apart by the flag.
-        let known = cell.load(Ordering::Relaxed);
+        let known = cell.load();
         if known & RESOLVED != 0 {
             return Ok(known & !RESOLVED);
         }
@@ -396,7 +477,7 @@ impl Closure {
                 return Err(e);
             }
         }
-        cell.store(v | RESOLVED, Ordering::Relaxed);
+        cell.store(v | RESOLVED);
         Ok(v)
     }
 

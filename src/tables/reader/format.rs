@@ -7,6 +7,11 @@
 //! block length table (the sparse index is not needed) and each block is
 //! decompressed once, emitting all its values in index order.
 //!
+//! The headers are parsed from the file's first bytes ([`Parsed::header_len`]
+//! says how many); the compressed blocks are read when decoded, in runs of
+//! consecutive blocks, from a [`Blocks`] source: the file itself, so that a
+//! table's data is never held in memory whole.
+//!
 //! Every read is bounds checked; malformed input yields an error message,
 //! never a panic.
 
@@ -42,6 +47,36 @@ const MAX_BLOCK_SIZE: usize = 1024;
 
 /// Error message for malformed files.
 pub(crate) type Corrupt = String;
+
+/// At most this many consecutive blocks are read at once (at most 1 MiB).
+const RUN_BLOCKS: usize = 1024;
+
+/// Every this many blocks, the index of the block's first value is held
+/// (see `Compressed::coarse`): 8 bytes per 1,024 blocks, at most 1/128 of
+/// the file.
+const COARSE: usize = 1024;
+
+/// Where the compressed blocks of a table are read from.
+pub(crate) trait Blocks: Sync {
+    /// Fills `out` with the bytes of the file at offset `ofs`.
+    ///
+    /// # Errors
+    ///
+    /// The bytes lie beyond the end of the file, or cannot be read.
+    fn read_at(&self, ofs: usize, out: &mut [u8]) -> Result<(), Corrupt>;
+}
+
+/// A whole file in memory.
+impl Blocks for [u8] {
+    fn read_at(&self, ofs: usize, out: &mut [u8]) -> Result<(), Corrupt> {
+        let src = ofs
+            .checked_add(out.len())
+            .and_then(|end| self.get(ofs..end))
+            .ok_or("block beyond end of file")?;
+        out.copy_from_slice(src);
+        Ok(())
+    }
+}
 
 /// Bounds checked little-endian reads.
 pub(crate) fn u8_at(data: &[u8], ptr: usize) -> Result<u8, Corrupt> {
@@ -139,15 +174,43 @@ struct Compressed {
     sym_start: Vec<u32>,
     sym_count: Vec<u16>,
     /// All symbols expanded to their values.
-    expansion: Vec<u16>,
-    /// Index of the first value of each block (`blocks_num + 1` entries).
-    block_start: Vec<u64>,
+    expansion: Expansion,
+    /// Index of the first value of every [`COARSE`]-th block (block
+    /// `k * COARSE` starts at `coarse[k]`); the blocks between are
+    /// located with the block length table, read from the file (8 bytes
+    /// per block held would be a quarter of a file of 32-byte blocks).
+    coarse: Vec<u64>,
+    /// Offset of the block length table in the file.
+    lengths_ofs: usize,
     /// Offset of the compressed data.
     data_ofs: usize,
     /// Needed while parsing.
     blocks_num: usize,
     sparse_index_size: u64,
     block_length_size: u64,
+}
+
+/// Every symbol's values, one after the other: a byte each where all fit
+/// (WDL tables, and most DTZ ones).
+#[derive(Debug, Clone)]
+enum Expansion {
+    Narrow(Vec<u8>),
+    Wide(Vec<u16>),
+}
+
+/// Symbols per sub-table: a symbol names its two halves in 12 bits.
+const MAX_SYMBOLS: usize = 1 << 12;
+
+/// Values per symbol, at most.
+const MAX_SYMBOL_LEN: usize = 256;
+
+/// What the parsed header of one sub-table holds at most, in bytes,
+/// besides its DTZ map: every symbol at its longest, a byte per value
+/// (two where values pass 255), and where each symbol starts and how long
+/// it is (6 bytes).
+pub(crate) fn max_symbol_bytes(wide: bool) -> u64 {
+    let per_value = if wide { 2 } else { 1 };
+    (MAX_SYMBOLS * (MAX_SYMBOL_LEN * per_value + 6)) as u64
 }
 
 /// How the values of a sub-table are stored.
@@ -179,7 +242,16 @@ pub(crate) struct Parsed {
     /// file's white to move in WDL tables): the index encoding the header
     /// gives and the compressed values.
     pub(crate) files: Vec<Vec<(Encoding, Pairs)>>,
+    /// The bytes the headers take (everything before the compressed
+    /// blocks). Parsing reads no further, but for DTZ map entries that lie
+    /// past their map (see [`dtz_map_entry`]), up to [`DTZ_MAP_REACH`]
+    /// bytes further.
+    pub(crate) header_len: usize,
 }
+
+/// How far past the end of the headers a DTZ map entry can lie: a raw
+/// value is at most `u16::MAX`, two bytes each.
+pub(crate) const DTZ_MAP_REACH: usize = 2 * (u16::MAX as usize + 1);
 
 /// Header nibble to piece.
 fn nibble_to_piece(p: u8) -> Option<shakmaty::Piece> {
@@ -201,10 +273,14 @@ fn nibble_to_piece(p: u8) -> Option<shakmaty::Piece> {
     Some(role.of(color))
 }
 
-/// Parses all headers. `num_pieces`, `has_pawns`, `pp` and `symmetric` come
+/// Parses all headers from `data`, the first bytes of a file of
+/// `file_len` bytes (the whole file, or at least [`Parsed::header_len`]
+/// plus [`DTZ_MAP_REACH`] bytes of it: parsing a shorter prefix fails or
+/// reads DTZ map entries past it as outside the file). `num_pieces`, `has_pawns`, `pp` and `symmetric` come
 /// from the material (the caller checks consistency of pieces afterwards).
 pub(crate) fn parse(
     data: &[u8],
+    file_len: usize,
     is_wdl: bool,
     num_pieces: usize,
     pp: bool,
@@ -308,6 +384,7 @@ pub(crate) fn parse(
             }
         }
     }
+    let header_len = ptr;
     let mut k = 0;
     for file in &mut files {
         for pairs in file.iter_mut() {
@@ -322,23 +399,24 @@ pub(crate) fn parse(
                     .checked_mul(c.block_size)
                     .and_then(|n| ptr.checked_add(n))
                     .ok_or("data too large")?;
-                if ptr > data.len() {
+                if ptr > file_len {
                     return Err(format!(
-                        "compressed data ends at {ptr}, beyond the end of the file ({})",
-                        data.len()
+                        "compressed data ends at {ptr}, beyond the end of the file ({file_len})"
                     ));
                 }
-                let mut block_start = Vec::with_capacity(c.blocks_num + 1);
+                let mut coarse = Vec::with_capacity(c.blocks_num / COARSE + 1);
                 let mut acc = 0u64;
-                block_start.push(0);
                 for b in 0..c.blocks_num {
+                    if b % COARSE == 0 {
+                        coarse.push(acc);
+                    }
                     acc += u64::from(u16_at(data, bl_ptr + 2 * b)?) + 1;
-                    block_start.push(acc);
                 }
                 if acc < size {
                     return Err(format!("blocks hold {acc} values, sub-table needs {size}"));
                 }
-                c.block_start = block_start;
+                c.coarse = coarse;
+                c.lengths_ofs = bl_ptr;
             }
         }
     }
@@ -348,7 +426,11 @@ pub(crate) fn parse(
         .zip(files)
         .map(|(e, p)| e.into_iter().zip(p).collect())
         .collect();
-    Ok(Parsed { layout, files })
+    Ok(Parsed {
+        layout,
+        files,
+        header_len,
+    })
 }
 
 /// Parses the compression header of one sub-table at `ptr`; returns the
@@ -421,9 +503,16 @@ fn parse_pairs(
 
     let mut p = lowest_sym_ptr + 2 * h;
     let num_syms = usize::from(u16_at(data, p)?);
+    if num_syms > MAX_SYMBOLS {
+        return Err(format!("{num_syms} symbols, more than {MAX_SYMBOLS}"));
+    }
     p += 2;
     let btree = p;
     let (sym_start, sym_count, expansion, max_value) = expand_symbols(data, btree, num_syms)?;
+    let expansion = match expansion.iter().map(|&v| u8::try_from(v)).collect() {
+        Ok(narrow) => Expansion::Narrow(narrow),
+        Err(_) => Expansion::Wide(expansion),
+    };
     p += 3 * num_syms + (num_syms & 1);
 
     let pairs = Pairs {
@@ -437,7 +526,8 @@ fn parse_pairs(
             sym_start,
             sym_count,
             expansion,
-            block_start: Vec::new(),
+            coarse: Vec::new(),
+            lengths_ofs: 0,
             data_ofs: 0,
             blocks_num: blocks_num as usize,
             sparse_index_size,
@@ -490,7 +580,7 @@ fn expand_symbols(data: &[u8], btree: usize, num_syms: usize) -> Result<Expanded
         visit(ctx, l, depth)?;
         visit(ctx, r, depth)?;
         let count = usize::from(ctx.sym_count[l]) + usize::from(ctx.sym_count[r]);
-        if count > 256 {
+        if count > MAX_SYMBOL_LEN {
             return Err("symbol too long".into());
         }
         let start = ctx.expansion.len();
@@ -520,10 +610,32 @@ fn expand_symbols(data: &[u8], btree: usize, num_syms: usize) -> Result<Expanded
 }
 
 impl Pairs {
+    /// The memory the parsed header holds, in bytes.
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        let map = self.dtz_map.as_ref().map_or(0, |m| {
+            m.maps.iter().map(|v| 4 * v.len() as u64).sum::<u64>()
+        });
+        let compressed = match &self.repr {
+            Repr::Single(_) => 0,
+            Repr::Compressed(c) => {
+                8 * c.base.len() as u64
+                    + 2 * c.lowest_sym.len() as u64
+                    + 4 * c.sym_start.len() as u64
+                    + 2 * c.sym_count.len() as u64
+                    + match &c.expansion {
+                        Expansion::Narrow(e) => e.len() as u64,
+                        Expansion::Wide(e) => 2 * e.len() as u64,
+                    }
+                    + 8 * c.coarse.len() as u64
+            }
+        };
+        map + compressed
+    }
+
     /// Decodes the values of indices `start..start + out.len()`.
     pub(crate) fn decode<T: SweepValue>(
         &self,
-        data: &[u8],
+        data: &(impl Blocks + ?Sized),
         start: u64,
         out: &mut [T],
         parallel: bool,
@@ -546,13 +658,23 @@ impl Pairs {
         }
 
         // Split the output at block boundaries.
-        let first = c.block_start.partition_point(|&s| s <= start) - 1;
+        let mut lengths = BlockLengths::new(c, data);
+        let k = c.coarse.partition_point(|&s| s <= start).max(1) - 1;
+        let mut block = k * COARSE;
+        let mut first = c.coarse.get(k).copied().unwrap_or(0);
+        loop {
+            let values = lengths.values(block)?;
+            if first + values as u64 > start {
+                break;
+            }
+            first += values as u64;
+            block += 1;
+        }
         let mut segments: Vec<(usize, usize, &mut [T])> = Vec::new();
         let mut rest = out;
-        let mut block = first;
-        let mut skip = (start - c.block_start[first]) as usize;
+        let mut skip = (start - first) as usize;
         while !rest.is_empty() {
-            let avail = (c.block_start[block + 1] - c.block_start[block]) as usize - skip;
+            let avail = lengths.values(block)? - skip;
             let n = avail.min(rest.len());
             let (head, tail) = rest.split_at_mut(n);
             segments.push((block, skip, head));
@@ -561,33 +683,113 @@ impl Pairs {
             skip = 0;
         }
 
-        if parallel && segments.len() > 8 {
-            segments
-                .into_par_iter()
-                .with_min_len(4)
-                .try_for_each(|(b, skip, seg)| c.decode_block(data, b, skip, seg))
+        // Consecutive blocks are read together: one read per run.
+        let mut runs: Vec<Vec<(usize, usize, &mut [T])>> = Vec::new();
+        for segment in segments {
+            match runs.last_mut() {
+                Some(run) if run.len() < RUN_BLOCKS => run.push(segment),
+                _ => runs.push(vec![segment]),
+            }
+        }
+        let decode_run = |run: Vec<(usize, usize, &mut [T])>| c.decode_run(data, run);
+        if parallel && runs.len() > 1 {
+            runs.into_par_iter().try_for_each(decode_run)
         } else {
-            segments
-                .into_iter()
-                .try_for_each(|(b, skip, seg)| c.decode_block(data, b, skip, seg))
+            runs.into_iter().try_for_each(decode_run)
         }
     }
 }
 
+/// The block length table of one sub-table, read from the file a batch
+/// at a time as the blocks are walked.
+struct BlockLengths<'a, B: Blocks + ?Sized> {
+    c: &'a Compressed,
+    data: &'a B,
+    /// The first block of `batch`.
+    from: usize,
+    /// Values per block (its stored length plus one).
+    batch: Vec<usize>,
+}
+
+impl<'a, B: Blocks + ?Sized> BlockLengths<'a, B> {
+    fn new(c: &'a Compressed, data: &'a B) -> Self {
+        BlockLengths {
+            c,
+            data,
+            from: 0,
+            batch: Vec::new(),
+        }
+    }
+
+    /// The number of values of block `block` (at or after the last one
+    /// asked for).
+    fn values(&mut self, block: usize) -> Result<usize, Corrupt> {
+        if block >= self.c.blocks_num {
+            return Err("values beyond the last block".into());
+        }
+        if block < self.from || block - self.from >= self.batch.len() {
+            let n = COARSE.min(self.c.blocks_num - block);
+            let mut bytes = vec![0u8; 2 * n];
+            self.data
+                .read_at(self.c.lengths_ofs + 2 * block, &mut bytes)?;
+            self.from = block;
+            self.batch = bytes
+                .chunks_exact(2)
+                .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])) + 1)
+                .collect();
+        }
+        Ok(self.batch[block - self.from])
+    }
+}
+
 impl Compressed {
-    /// Decodes `out.len()` values of block `block`, starting with its value
-    /// number `skip`.
+    /// Reads the consecutive blocks of `run` at once and decodes each
+    /// segment: `(block, skip, out)` as [`Compressed::decode_block`].
+    fn decode_run<T: SweepValue>(
+        &self,
+        data: &(impl Blocks + ?Sized),
+        run: Vec<(usize, usize, &mut [T])>,
+    ) -> Result<(), Corrupt> {
+        let Some(&(first, _, _)) = run.first() else {
+            return Ok(());
+        };
+        let ofs = first
+            .checked_mul(self.block_size)
+            .and_then(|o| o.checked_add(self.data_ofs))
+            .ok_or("block beyond end of file")?;
+        let mut bytes = vec![0u8; run.len() * self.block_size];
+        data.read_at(ofs, &mut bytes)?;
+        for (k, (block, skip, out)) in run.into_iter().enumerate() {
+            let src = &bytes[k * self.block_size..(k + 1) * self.block_size];
+            self.decode_block(src, block, skip, out)?;
+        }
+        Ok(())
+    }
+
+    /// Decodes `out.len()` values of block `block`, whose compressed bytes
+    /// are `src`, starting with its value number `skip`.
     fn decode_block<T: SweepValue>(
         &self,
-        data: &[u8],
+        src: &[u8],
+        block: usize,
+        skip: usize,
+        out: &mut [T],
+    ) -> Result<(), Corrupt> {
+        match &self.expansion {
+            Expansion::Narrow(e) => self.decode_block_with(e, src, block, skip, out),
+            Expansion::Wide(e) => self.decode_block_with(e, src, block, skip, out),
+        }
+    }
+
+    /// [`Compressed::decode_block`] with the expansion's values of type `E`.
+    fn decode_block_with<T: SweepValue, E: Copy + Into<u16>>(
+        &self,
+        expansion: &[E],
+        src: &[u8],
         block: usize,
         mut skip: usize,
         out: &mut [T],
     ) -> Result<(), Corrupt> {
-        let ofs = self.data_ofs + block * self.block_size;
-        let src = data
-            .get(ofs..ofs + self.block_size)
-            .ok_or("block beyond end of file")?;
         let mut bytes = [0u8; MAX_BLOCK_SIZE + 8];
         bytes[..self.block_size].copy_from_slice(src);
 
@@ -617,10 +819,10 @@ impl Compressed {
                 skip -= count;
             } else {
                 let s = self.sym_start[sym] as usize;
-                let vals = &self.expansion[s + skip..s + count];
+                let vals = &expansion[s + skip..s + count];
                 let n = vals.len().min(out.len() - o);
                 for (dst, &v) in out[o..o + n].iter_mut().zip(vals) {
-                    *dst = T::from_raw(v);
+                    *dst = T::from_raw(v.into());
                 }
                 o += n;
                 skip = 0;

@@ -266,14 +266,50 @@ impl Placement {
     }
 }
 
-/// A Syzygy WDL or DTZ table, read into memory and parsed, ready for
-/// sequential decoding.
+/// What the parsed headers of a file of `file_bytes` bytes with
+/// `subtables` sub-tables (per leading pawn file and stored side) hold at
+/// most, values up to 255 (every table of up to 6 pieces): per sub-table,
+/// every symbol at its longest, a byte per value, and a DTZ map; and the
+/// blocks located (at most 1/128 of the file). A memory bound can count
+/// this without the file.
+pub fn header_allowance(file_bytes: u64, subtables: usize) -> u64 {
+    // Four classes of up to 256 raw values, 4 bytes each.
+    const DTZ_MAP: u64 = 4 * 256 * 4;
+    // The code lengths: at most 32 of them, 10 bytes each.
+    const CODES: u64 = 32 * 10;
+    subtables as u64 * (format::max_symbol_bytes(false) + DTZ_MAP + CODES) + file_bytes / 128
+}
+
+/// A table file, read where its blocks are decoded: the page cache holds
+/// what is read, not the process (a map of the file would count in its
+/// resident memory).
+#[derive(Debug)]
+struct TableFile {
+    file: std::fs::File,
+    len: u64,
+}
+
+impl format::Blocks for TableFile {
+    fn read_at(&self, ofs: usize, out: &mut [u8]) -> Result<(), format::Corrupt> {
+        use std::os::unix::fs::FileExt;
+        let end = ofs as u64 + out.len() as u64;
+        if end > self.len {
+            return Err("block beyond end of file".into());
+        }
+        self.file
+            .read_exact_at(out, ofs as u64)
+            .map_err(|e| format!("cannot read bytes {ofs}..{end}: {e}"))
+    }
+}
+
+/// A Syzygy WDL or DTZ table, its headers parsed, ready for decoding
+/// sequentially or by ranges. Its compressed data stays in the file.
 #[derive(Debug)]
 pub struct SweepTable {
     path: PathBuf,
     kind: TableKind,
     name: String,
-    data: Vec<u8>,
+    data: TableFile,
     /// The sub-tables, their encodings and the location of positions.
     layout: TableLayout,
     /// The compressed values of each sub-table (as `layout.subs`).
@@ -282,8 +318,8 @@ pub struct SweepTable {
 
 impl SweepTable {
     /// Opens a `.rtbw`/`.rtbz` file whose stem is a material in Syzygy
-    /// naming (e.g. `KRBvKR.rtbw`), reads it into memory and parses all
-    /// headers.
+    /// naming (e.g. `KRBvKR.rtbw`) and parses all headers (from the file's
+    /// first bytes; the compressed data is read when decoded).
     ///
     /// # Errors
     ///
@@ -302,26 +338,68 @@ impl SweepTable {
         let counts = parse_counts(&name).ok_or_else(|| SweepError::Name {
             path: path.to_owned(),
         })?;
-        let data = std::fs::read(path).map_err(|error| SweepError::Io {
+        use std::os::unix::fs::FileExt;
+        let io = |error| SweepError::Io {
             path: path.to_owned(),
             error,
-        })?;
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        let file = TableFile { file, len };
         let magic = match kind {
             TableKind::Wdl => format::WDL_MAGIC,
             TableKind::Dtz => format::DTZ_MAGIC,
         };
-        if data.get(..4) != Some(&magic[..]) {
-            return Err(SweepError::Magic {
-                path: path.to_owned(),
-                found: data.iter().take(4).copied().collect(),
-            });
-        }
-        Self::from_parts(path.to_owned(), kind, name, counts, data).map_err(|what| {
-            SweepError::Corrupt {
-                path: path.to_owned(),
-                what,
+        // The headers are read from a prefix of the file, grown until it
+        // holds them all; a damaged file fails on the whole file, with the
+        // error it gives there.
+        let mut prefix_len = len.min(1 << 20);
+        loop {
+            let mut prefix = vec![0u8; prefix_len as usize];
+            file.file.read_exact_at(&mut prefix, 0).map_err(io)?;
+            if prefix.get(..4) != Some(&magic[..]) {
+                return Err(SweepError::Magic {
+                    path: path.to_owned(),
+                    found: prefix.iter().take(4).copied().collect(),
+                });
             }
-        })
+            let whole = prefix_len == len;
+            match Self::parse_headers(kind, counts, &prefix, len) {
+                Ok(parsed) => {
+                    let needed = (parsed.header_len + format::DTZ_MAP_REACH) as u64;
+                    if whole || needed <= prefix_len {
+                        return Self::from_parts(path.to_owned(), kind, name, counts, parsed, file)
+                            .map_err(|what| SweepError::Corrupt {
+                                path: path.to_owned(),
+                                what,
+                            });
+                    }
+                    prefix_len = needed.min(len);
+                }
+                Err(_) if !whole => prefix_len = prefix_len.saturating_mul(8).min(len),
+                Err(what) => {
+                    return Err(SweepError::Corrupt {
+                        path: path.to_owned(),
+                        what,
+                    })
+                }
+            }
+        }
+    }
+
+    /// Parses the headers of a file of `file_len` bytes from its first
+    /// bytes, `prefix`.
+    fn parse_headers(
+        kind: TableKind,
+        counts: Counts,
+        prefix: &[u8],
+        file_len: u64,
+    ) -> Result<format::Parsed, String> {
+        let pawn = Role::Pawn as usize - 1;
+        let pp = counts[0][pawn] > 0 && counts[1][pawn] > 0;
+        let num_pieces: usize = counts.iter().flatten().map(|&n| usize::from(n)).sum();
+        let file_len = usize::try_from(file_len).map_err(|_| "file too large".to_owned())?;
+        format::parse(prefix, file_len, kind == TableKind::Wdl, num_pieces, pp)
     }
 
     fn from_parts(
@@ -329,16 +407,12 @@ impl SweepTable {
         kind: TableKind,
         name: String,
         counts: Counts,
-        data: Vec<u8>,
+        parsed: format::Parsed,
+        data: TableFile,
     ) -> Result<SweepTable, String> {
         let pawn = Role::Pawn as usize - 1;
         let has_pawns = counts[0][pawn] + counts[1][pawn] > 0;
-        let pp = counts[0][pawn] > 0 && counts[1][pawn] > 0;
         let symmetric = counts[0] == counts[1];
-        let num_pieces: usize = counts.iter().flatten().map(|&n| usize::from(n)).sum();
-        let is_wdl = kind == TableKind::Wdl;
-
-        let parsed = format::parse(&data, is_wdl, num_pieces, pp)?;
         let layout_pawns = parsed.layout & format::LAYOUT_HAS_PAWNS != 0;
         let layout_split = parsed.layout & format::LAYOUT_SPLIT != 0;
         if layout_pawns != has_pawns || layout_split == symmetric {
@@ -407,9 +481,22 @@ impl SweepTable {
         &self.path
     }
 
-    /// The bytes of the file, which the table holds in memory.
+    /// The size of the file in bytes (read as decoded, never held whole).
     pub fn file_bytes(&self) -> u64 {
-        self.data.len() as u64
+        self.data.len
+    }
+
+    /// The memory the parsed headers hold, in bytes (mostly the symbols,
+    /// expanded into their values).
+    pub fn header_bytes(&self) -> u64 {
+        self.pairs.iter().map(|p| p.heap_bytes()).sum()
+    }
+
+    /// What a memory bound counts for the parsed headers: the larger of
+    /// [`header_allowance`] and [`SweepTable::header_bytes`] (the
+    /// allowance, but for tables with values past 255).
+    pub fn header_bound(&self) -> u64 {
+        header_allowance(self.file_bytes(), self.pairs.len()).max(self.header_bytes())
     }
 
     /// The kind of table.

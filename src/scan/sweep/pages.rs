@@ -1,0 +1,152 @@
+//! Pages of the closure tables' values, for a sweep whose closure does not
+//! fit its memory whole: each page is a fixed range of one table's indices
+//! for one side to move, decoded from the file when a look-up first needs
+//! it, and dropped (first in, first out) once the budget is full.
+//!
+//! A page holds the values as [`super::wdl`] keeps them (stored, or
+//! resolved with the captures and flagged so). A dropped page loses its
+//! resolutions; decoding it again and resolving again gives the same
+//! values, so what is evicted, and when, never changes a result.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    sync::{atomic::AtomicU8, Arc, Mutex, PoisonError},
+};
+
+use crate::error::Result;
+
+/// Indices per page.
+pub(crate) const PAGE_LEN: u64 = 1 << 16;
+
+/// Locks are split this many ways, so that threads rarely wait for each
+/// other.
+const SHARDS: usize = 64;
+
+/// The least budget worth paging with: a few pages for each shard.
+pub(crate) const MIN_PAGE_BYTES: u64 = 64 << 20;
+
+/// The most a sweep gives its pages: beyond this, more pages save little
+/// decoding (the captures of neighbouring positions reach neighbouring
+/// indices).
+pub(crate) const MAX_PAGE_BYTES: u64 = 1 << 30;
+
+/// One page's values.
+pub(crate) type Page = Arc<[AtomicU8]>;
+
+/// Which page: the table (its number in the closure), the side to move (0
+/// or 1) and the page number.
+type Key = (u32, u8, u64);
+
+#[derive(Default)]
+struct Shard {
+    pages: HashMap<Key, Page>,
+    /// The keys in the order their pages came in.
+    order: VecDeque<Key>,
+}
+
+/// The pages of every paged table of one sweep, within one budget.
+pub(crate) struct ValuePages {
+    shards: Vec<Mutex<Shard>>,
+    /// Pages each shard may hold.
+    per_shard: usize,
+}
+
+impl ValuePages {
+    /// Pages within `budget` bytes (at least one page per shard).
+    pub(crate) fn new(budget: u64) -> ValuePages {
+        let pages = budget / PAGE_LEN;
+        ValuePages {
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            per_shard: (pages / SHARDS as u64).max(1) as usize,
+        }
+    }
+
+    /// The page `page` of `table`'s values for `side`, decoded by `decode`
+    /// (into a vector of the page's length) if it is not held.
+    ///
+    /// # Errors
+    ///
+    /// Those of `decode`.
+    pub(crate) fn page(
+        &self,
+        table: u32,
+        side: u8,
+        page: u64,
+        decode: impl FnOnce() -> Result<Vec<u8>>,
+    ) -> Result<Page> {
+        let key = (table, side, page);
+        let shard = &self.shards[Self::shard_of(key)];
+        if let Some(held) = shard
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pages
+            .get(&key)
+        {
+            return Ok(held.clone());
+        }
+        // Decoded without the lock: another thread may decode the same
+        // page meanwhile; the first to come back keeps its copy.
+        let fresh: Page = decode()?.into_iter().map(AtomicU8::new).collect();
+        let mut held = shard.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(other) = held.pages.get(&key) {
+            return Ok(other.clone());
+        }
+        while held.order.len() >= self.per_shard {
+            let Some(old) = held.order.pop_front() else {
+                break;
+            };
+            held.pages.remove(&old);
+        }
+        held.order.push_back(key);
+        held.pages.insert(key, fresh.clone());
+        Ok(fresh)
+    }
+
+    fn shard_of((table, side, page): Key) -> usize {
+        // Neighbouring pages land in different shards.
+        let h = page
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .wrapping_add(u64::from(table) << 1 | u64::from(side));
+        (h >> 32) as usize % SHARDS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+
+    use super::*;
+
+    /// A page past the budget evicts the oldest of its shard; asking for it
+    /// again decodes it again, and the values written to a held page are
+    /// seen by the next look-up.
+    #[test]
+    fn pages_are_kept_within_the_budget_and_decoded_again_after_eviction() {
+        let pages = ValuePages::new(0);
+        assert_eq!(pages.per_shard, 1);
+        let mut decodes = 0;
+        let get = |page: u64, decodes: &mut i32| {
+            pages
+                .page(0, 0, page, || {
+                    *decodes += 1;
+                    Ok(vec![page as u8; 4])
+                })
+                .unwrap()
+        };
+        let first = get(7, &mut decodes);
+        first[1].store(99, Ordering::Relaxed);
+        assert_eq!(get(7, &mut decodes)[1].load(Ordering::Relaxed), 99);
+        assert_eq!(decodes, 1);
+        // A page of the same shard replaces it.
+        let rival = (8..10_000)
+            .find(|&p| ValuePages::shard_of((0, 0, p)) == ValuePages::shard_of((0, 0, 7)))
+            .unwrap();
+        assert_eq!(
+            get(rival, &mut decodes)[0].load(Ordering::Relaxed),
+            rival as u8
+        );
+        let again = get(7, &mut decodes);
+        assert_eq!(decodes, 3);
+        assert_eq!(again[1].load(Ordering::Relaxed), 7);
+    }
+}

@@ -278,13 +278,14 @@ pub(crate) struct Sweep {
     /// The DTZ file's sub-tables.
     pub(crate) blocks: Vec<Block>,
     block_of_sub: Vec<usize>,
-    /// WDL codes per global index: stored side, unstored side. From pass 2
-    /// on they also carry [`ROUNDED`], [`PENDING`] and [`PLUS`].
+    /// WDL codes per global index of the window: stored side, unstored
+    /// side. From pass 2 on they also carry [`ROUNDED`], [`PENDING`] and
+    /// [`PLUS`].
     w: Vec<[AtomicU8; 2]>,
-    /// The chunk of blocks whose values `mag` holds (see
-    /// [`Sweep::chunks`]); the later passes work on its blocks.
+    /// The chunk of blocks whose values `w` and `mag` hold (see
+    /// [`Sweep::chunks`]); the passes work on its blocks.
     chunk: std::ops::Range<usize>,
-    /// The global index of `mag[_][0]`.
+    /// The global index of `w[0]` and `mag[_][0]`.
     window_start: usize,
     /// Per global index of the window, stored side (0) and unstored side
     /// (1, empty for symmetric material): shakmaty-syzygy's raw DTZ
@@ -453,37 +454,37 @@ impl Sweep {
     }
 
     /// The most memory the sweep takes for the scanned table, in bytes:
-    /// the program ([`PROCESS_BYTES`]); 2 bytes per index for the WDL codes
-    /// throughout; during pass 1 the WDL file's stored values that one
-    /// block reads (1 byte per index and side; the whole file for
-    /// symmetric material); in the later passes 1 byte per index of one
-    /// chunk of blocks and side stored (the raw DTZ magnitudes, see
-    /// [`encode_mag`] and [`Sweep::chunks`]; one side for symmetric
-    /// material); the two files' parsed headers
-    /// ([`SweepTable::header_bound`]). The files are read as decoded, not
-    /// held.
+    /// the program ([`PROCESS_BYTES`]) and the two files' parsed headers
+    /// ([`SweepTable::header_bound`]) throughout, and for the chunk of
+    /// blocks that takes most (see [`Sweep::chunks`]): 2 bytes per index
+    /// for its WDL codes; during pass 1 the WDL file's stored values that
+    /// one of its blocks reads (1 byte per index and side; the whole file
+    /// for symmetric material); in the later passes 1 byte per index and
+    /// side stored (the raw DTZ magnitudes, see [`encode_mag`]; one side
+    /// for symmetric material). The files are read as decoded, not held.
     fn own_bound(&self) -> u64 {
-        let n = self.len() as u64;
-        let raw = if self.symmetric {
-            self.wdl_file.index_len(Color::White) + self.wdl_file.index_len(Color::Black)
-        } else {
-            self.blocks
-                .iter()
+        let raw_of = |b: &Block| {
+            if self.symmetric {
+                self.wdl_file.index_len(Color::White) + self.wdl_file.index_len(Color::Black)
+            } else {
                 // A block without its WDL sub-tables fails before decoding.
-                .filter_map(|b| self.raw_ranges(Some(b)).ok())
-                .map(|ranges| ranges.iter().map(|r| r.end - r.start).sum::<u64>())
-                .max()
-                .unwrap_or(0)
+                self.raw_ranges(Some(b))
+                    .map(|ranges| ranges.iter().map(|r| r.end - r.start).sum::<u64>())
+                    .unwrap_or(0)
+            }
         };
+        let sides = if self.symmetric { 1 } else { 2 };
         let chunk = self
             .chunks()
             .iter()
-            .map(|c| self.span(c).len() as u64)
+            .map(|c| {
+                let span = self.span(c).len() as u64;
+                let raw = self.blocks[c.clone()].iter().map(raw_of).max().unwrap_or(0);
+                (2 * span).saturating_add(raw.max(sides * span))
+            })
             .max()
             .unwrap_or(0);
-        let sides = if self.symmetric { 1 } else { 2 };
-        (2 * n)
-            .saturating_add(raw.max(sides * chunk))
+        chunk
             .saturating_add(self.wdl_file.header_bound() + self.dtz_file.header_bound())
             .saturating_add(PROCESS_BYTES)
     }
@@ -588,9 +589,17 @@ impl Sweep {
         Ok(self.span(&self.chunk).contains(&j).then_some((j, half)))
     }
 
-    /// The WDL code of a legal position of this table (after pass 1).
+    /// The WDL code of a legal position of this table (after pass 1): a
+    /// successor of a position of the window, which the window holds too
+    /// (see [`Sweep::chunks`]).
     fn main_wdl(&self, pos: &Pos, turn: Color) -> Result<u8> {
         let (j, half) = self.locate_main(pos, turn)?;
+        if !self.span(&self.chunk).contains(&j) {
+            return Err(Error::inconsistent(
+                "the sweep",
+                "a move that keeps the material left the chunk of its position",
+            ));
+        }
         let code = self.code(j, half);
         if code == ILLEGAL {
             return Err(Error::inconsistent(
@@ -646,7 +655,14 @@ impl Sweep {
     /// unstored).
     #[inline]
     pub(crate) fn code(&self, j: usize, half: usize) -> u8 {
-        self.w[j][half].load(Relaxed)
+        self.codes(j)[half].load(Relaxed)
+    }
+
+    /// The WDL codes (stored side, unstored side) of global index `j`,
+    /// which the window holds.
+    #[inline]
+    pub(crate) fn codes(&self, j: usize) -> &[AtomicU8; 2] {
+        &self.w[self.cell(j)]
     }
 
     /// The raw DTZ magnitude of a global index and side whose code is
@@ -702,27 +718,30 @@ impl Sweep {
         })?;
         self.mag[half][self.cell(j)].store(byte, Relaxed);
         if rounded {
-            self.w[j][half].fetch_or(ROUNDED | PENDING, Relaxed);
+            self.codes(j)[half].fetch_or(ROUNDED | PENDING, Relaxed);
         }
         Ok(())
     }
 
     /// The cell of global index `j` in the window's arrays. Every index the
-    /// later passes reach lies in the window: the chunk's own, and their
-    /// quiet successors (see [`Sweep::chunks`]).
+    /// passes reach lies in the window: the chunk's own, and the
+    /// successors of their moves that keep the material (see
+    /// [`Sweep::chunks`]).
     #[inline]
     fn cell(&self, j: usize) -> usize {
         j - self.window_start
     }
 
-    /// The blocks that the later passes (2 to 4, and the counting) take
+    /// The blocks that the passes (1 to 4, and the counting) take
     /// together, as ranges of [`Sweep::blocks`], so that only one chunk's
-    /// DTZ values are in memory at a time. A quiet move moves no pawn, so
-    /// for asymmetric material its successor stays in the block of its
-    /// leading pawn's file (the same DTZ sub-table, other side to move):
-    /// each block is a chunk. For symmetric material a successor is looked
-    /// up colour-flipped, under the other colour's leading pawn, in any
-    /// block: the whole table is one chunk.
+    /// WDL codes and DTZ values are in memory at a time. A quiet move
+    /// moves no pawn, and a pawn push moves one along its file, so for
+    /// asymmetric material the successor of a move that keeps the
+    /// material stays in the block of its leading pawn's file (the same
+    /// DTZ sub-table, other side to move): each block is a chunk. For
+    /// symmetric material a successor is looked up colour-flipped, under
+    /// the other colour's leading pawn, in any block: the whole table is
+    /// one chunk.
     // One chunk of every block, not the numbers 0..len.
     #[allow(clippy::single_range_in_vec_init)]
     pub(crate) fn chunks(&self) -> Vec<std::ops::Range<usize>> {
@@ -741,16 +760,31 @@ impl Sweep {
         start..end
     }
 
-    /// Makes the DTZ arrays hold the chunk of blocks `chunk`, the one the
-    /// later passes then work on (the previous chunk's values are dropped
-    /// first, so that two never coexist).
+    /// Makes the WDL codes hold the chunk of blocks `chunk`, the one the
+    /// passes then work on, each [`ILLEGAL`] until pass 1 (the previous
+    /// chunk's codes and values are dropped first, so that two never
+    /// coexist).
     pub(crate) fn open_window(&mut self, chunk: std::ops::Range<usize>) {
+        self.w = Vec::new();
         self.mag = [Vec::new(), Vec::new()];
         let span = self.span(&chunk);
         self.window_start = span.start;
         self.chunk = chunk;
-        let n = span.len();
-        // Filled by all threads, as in pass 1.
+        // Written out of index order (see `Encoding::walk`): atomics let
+        // the units share the vector; relaxed stores are plain stores.
+        // Filled by all threads: the first touch of its pages is a good
+        // part of the cost.
+        self.w = span
+            .into_par_iter()
+            .map(|_| [AtomicU8::new(ILLEGAL), AtomicU8::new(ILLEGAL)])
+            .collect();
+    }
+
+    /// Makes the DTZ arrays hold the window's chunk, zero, for the passes
+    /// after pass 1 (whose WDL values are dropped by then).
+    pub(crate) fn open_dtz(&mut self) {
+        let n = self.span(&self.chunk).len();
+        // Filled by all threads, as the codes.
         let zeros = |n: usize| (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
         // Symmetric material has no unstored side.
         let unstored = if self.symmetric { 0 } else { n };

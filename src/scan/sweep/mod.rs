@@ -15,16 +15,16 @@
 //!
 //! # Memory
 //!
-//! The sweep works in the index space of the DTZ file. Throughout, 2 bytes
-//! per index (the WDL codes of both sides to move). Pass 1 adds the WDL
-//! file's stored values that one block reads (1 byte per index and side).
-//! The later passes (DTZ, rounding, counting) run chunk by chunk and add 1
-//! byte per index of one chunk and side stored (the raw DTZ magnitude; the
-//! rounding state lives in spare bits of the WDL codes, see
-//! `dtz::encode_mag`): a chunk is one sub-table of the DTZ file (a file of
-//! the leading pawn) for asymmetric pawn tables, since a quiet move moves
-//! no pawn and its successor stays in the same sub-table; else the whole
-//! table (see `Sweep::chunks`).
+//! The sweep works in the index space of the DTZ file, chunk by chunk: a
+//! chunk is one sub-table of the DTZ file (a file of the leading pawn) for
+//! asymmetric pawn tables, since a move that keeps the material moves no
+//! pawn off its file and its successor stays in the same sub-table; else
+//! the whole table (see `Sweep::chunks`). Per chunk, 2 bytes per index
+//! (the WDL codes of both sides to move). Pass 1 adds the WDL file's
+//! stored values that one block reads (1 byte per index and side). The
+//! later passes (DTZ, rounding, counting) add 1 byte per index and side
+//! stored (the raw DTZ magnitude; the rounding state lives in spare bits
+//! of the WDL codes, see `dtz::encode_mag`).
 //!
 //! The tables that captures and promotions reach (the closure) take 1 byte
 //! per index and side decoded whole, or, under a memory limit they do not
@@ -33,7 +33,8 @@
 //! decoded, never held; their parsed headers are (`header_allowance`). So
 //! a pawnless table takes 4 bytes per index (3 if symmetric) plus its
 //! closure: KNN v KNN (1.55 G indices) about 4.8 GB, KRN v KNN (3.38 G)
-//! about 14 GB; see docs/six-pieces.md.
+//! about 14 GB; a pawn table 4 bytes per index of its largest file; see
+//! docs/six-pieces.md.
 
 // The index arithmetic walks parallel arrays (squares, digits, codes) by
 // position, as the Syzygy format defines it; indexed loops say that best.
@@ -189,8 +190,13 @@ pub fn sweep_memory_estimate(
     // Pass 1's WDL values and the later passes' DTZ bytes take the same
     // room here: symmetric tables are swept as one chunk and their values
     // are one side's; the others block by block, each reading both sides'
-    // WDL values, then holding both sides' DTZ.
-    let per_pass = if symmetric { n } else { 2 * largest };
+    // WDL values, then holding both sides' DTZ. The WDL codes: 2 bytes per
+    // index of the chunk.
+    let (chunk, per_pass) = if symmetric {
+        (n, n)
+    } else {
+        (largest, 2 * largest)
+    };
     // The headers of a file: by its official size, and its sub-tables
     // (one per leading pawn file, per side stored).
     let headers = |m: &crate::chess::material::Material, ext: &str, sides: usize| {
@@ -218,7 +224,7 @@ pub fn sweep_memory_estimate(
         })
         .collect();
     let wdl_sides = if symmetric { 1 } else { 2 };
-    let own = (2 * n)
+    let own = (2 * chunk)
         .saturating_add(per_pass)
         .saturating_add(headers(&target, "rtbw", wdl_sides) + headers(&target, "rtbz", 1))
         .saturating_add(PROCESS_BYTES);
@@ -311,8 +317,6 @@ fn sweep_held(
             );
         }
     };
-    sweep.pass_wdl(&progress)?;
-    lap("wdl");
     let contexts: Vec<Counting> = plans.iter().map(Counting::new).collect();
     let mut totals: Vec<[Acc; 2]> = plans
         .iter()
@@ -327,6 +331,9 @@ fn sweep_held(
     for chunk in chunks {
         let part = format!("blocks {}..{}", chunk.start, chunk.end);
         sweep.open_window(chunk);
+        sweep.pass_wdl(&progress)?;
+        lap(&format!("{part}: wdl"));
+        sweep.open_dtz();
         sweep.pass_stored(&progress)?;
         lap(&format!("{part}: stored dtz"));
         sweep.pass_unstored(&progress)?;

@@ -199,19 +199,23 @@ enum Expansion {
 }
 
 /// Symbols per sub-table: a symbol names its two halves in 12 bits.
-const MAX_SYMBOLS: usize = 1 << 12;
+pub(crate) const MAX_SYMBOLS: usize = 1 << 12;
 
 /// Values per symbol, at most.
 const MAX_SYMBOL_LEN: usize = 256;
 
-/// What the parsed header of one sub-table holds at most, in bytes,
-/// besides its DTZ map: every symbol at its longest, a byte per value
-/// (two where values pass 255), and where each symbol starts and how long
-/// it is (6 bytes).
-pub(crate) fn max_symbol_bytes(wide: bool) -> u64 {
+/// What the expanded symbols of sub-tables holding `symbols` symbols in
+/// all take at most, in bytes: every symbol at its longest, a byte per
+/// value (two where values pass 255), and where each symbol starts and
+/// how long it is (6 bytes). A sub-table has at most [`MAX_SYMBOLS`]
+/// symbols, and each takes [`SYMBOL_BYTES`] bytes of the file.
+pub(crate) fn max_symbol_bytes(symbols: u64, wide: bool) -> u64 {
     let per_value = if wide { 2 } else { 1 };
-    (MAX_SYMBOLS * (MAX_SYMBOL_LEN * per_value + 6)) as u64
+    symbols * (MAX_SYMBOL_LEN * per_value + 6) as u64
 }
+
+/// Bytes of the file per symbol (its two halves, 12 bits each).
+pub(crate) const SYMBOL_BYTES: u64 = 3;
 
 /// How the values of a sub-table are stored.
 #[derive(Debug, Clone)]

@@ -268,16 +268,20 @@ impl Placement {
 
 /// What the parsed headers of a file of `file_bytes` bytes with
 /// `subtables` sub-tables (per leading pawn file and stored side) hold at
-/// most, values up to 255 (every table of up to 6 pieces): per sub-table,
-/// every symbol at its longest, a byte per value, and a DTZ map; and the
-/// blocks located (at most 1/128 of the file). A memory bound can count
-/// this without the file.
+/// most, values up to 255 (every table of up to 6 pieces): every symbol at
+/// its longest, a byte per value (at most 4,096 symbols per sub-table, and
+/// 3 bytes of the file each); per sub-table a DTZ map and the code
+/// lengths; and the blocks located (at most 1/128 of the file). A memory
+/// bound can count this without the file.
 pub fn header_allowance(file_bytes: u64, subtables: usize) -> u64 {
     // Four classes of up to 256 raw values, 4 bytes each.
     const DTZ_MAP: u64 = 4 * 256 * 4;
     // The code lengths: at most 32 of them, 10 bytes each.
     const CODES: u64 = 32 * 10;
-    subtables as u64 * (format::max_symbol_bytes(false) + DTZ_MAP + CODES) + file_bytes / 128
+    let subtables = subtables as u64;
+    let symbols =
+        (subtables * format::MAX_SYMBOLS as u64).min(file_bytes / format::SYMBOL_BYTES);
+    format::max_symbol_bytes(symbols, false) + subtables * (DTZ_MAP + CODES) + file_bytes / 128
 }
 
 /// A table file, read where its blocks are decoded: the page cache holds

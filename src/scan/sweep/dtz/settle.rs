@@ -68,7 +68,8 @@ impl Sweep {
     /// How many values of block `b` are still to settle (stored side,
     /// unstored side).
     fn pending_in(&self, b: &Block) -> (usize, usize) {
-        self.w[b.base..b.base + b.len]
+        let start = self.cell(b.base);
+        self.w[start..start + b.len]
             .par_chunks(CHUNK)
             .map(|part| {
                 part.iter().fold((0, 0), |(a, c), [x, y]| {
@@ -105,7 +106,7 @@ impl Sweep {
         turn: Color,
         hit: impl FnOnce(i32, i32) -> Result<bool>,
     ) -> Result<i16> {
-        let code = self.w[j][half].load(Acquire);
+        let code = self.codes(j)[half].load(Acquire);
         if !is_pending(code) {
             return Ok(self.value_of(half, j, code));
         }
@@ -123,7 +124,7 @@ impl Sweep {
         };
         let plus = if mag > n { PLUS } else { 0 };
         // One update of the byte: no reader sees PENDING clear without PLUS.
-        let _ = self.w[j][half].fetch_update(Release, Relaxed, |c| Some((c | plus) & !PENDING));
+        let _ = self.codes(j)[half].fetch_update(Release, Relaxed, |c| Some((c | plus) & !PENDING));
         Ok((s * mag) as i16)
     }
 

@@ -1,5 +1,5 @@
-//! Pass 1 of the sweep: the WDL code of every placement of the scanned
-//! table, both sides to move, from the WDL file's stored values made exact
+//! Pass 1 of the sweep: the WDL code of every placement of the window's
+//! chunk of the scanned table, both sides to move, from the WDL file's stored values made exact
 //! with the captures (see the parent module's list of passes). Apart from
 //! the later passes because it alone reads the WDL file and the closure's
 //! tables, with walks, memos and look-ups of its own.
@@ -12,16 +12,9 @@ use shakmaty::Color;
 use super::*;
 
 impl Sweep {
-    /// Pass 1: WDL codes of every placement, both sides to move.
-    pub(crate) fn pass_wdl(&mut self, progress: &Progress) -> Result<()> {
-        // Written out of index order (see `Encoding::walk`): atomics let
-        // the units share the vector; relaxed stores are plain stores.
-        // Filled by all threads: the first touch of its pages is a good
-        // part of the cost.
-        let w: Vec<[AtomicU8; 2]> = (0..self.len())
-            .into_par_iter()
-            .map(|_| [AtomicU8::new(ILLEGAL), AtomicU8::new(ILLEGAL)])
-            .collect();
+    /// Pass 1: WDL codes of every placement of the window's chunk, both
+    /// sides to move (into the codes [`Sweep::open_window`] made).
+    pub(crate) fn pass_wdl(&self, progress: &Progress) -> Result<()> {
         // Symmetric material looks its WDL up in the whole file; otherwise
         // a block reads only its own WDL sub-tables, decoded per block.
         let whole = if self.symmetric {
@@ -29,7 +22,7 @@ impl Sweep {
         } else {
             None
         };
-        for b in &self.blocks {
+        for b in &self.blocks[self.chunk.clone()] {
             let own;
             let raw = match &whole {
                 Some(r) => r,
@@ -41,7 +34,7 @@ impl Sweep {
             if let Some(mover) = b.mover {
                 (0..mover.units.count).into_par_iter().try_for_each_init(
                     || vec![(0, CaptureMemo::General); MAX * MAX],
-                    |memo, unit| self.walk_unit_mover(b, mover, unit, raw, &w, memo, progress),
+                    |memo, unit| self.walk_unit_mover(b, mover, unit, raw, memo, progress),
                 )?;
                 continue;
             }
@@ -67,12 +60,11 @@ impl Sweep {
                         }
                     };
                     let mut after_capture = |m, turn| self.capture_wdl(b, pos, m, turn);
-                    let out = &w[b.base + local];
+                    let out = self.codes(b.base + local);
                     self.store_codes(b, pos, &att, stored, out, &mut after_capture)
                 })
             })?;
         }
-        self.w = w;
         Ok(())
     }
 
@@ -110,7 +102,6 @@ impl Sweep {
         mover: Mover,
         unit: u64,
         raw: &RawWdl,
-        w: &[[AtomicU8; 2]],
         memo: &mut [(u64, CaptureMemo)],
         progress: &Progress,
     ) -> Result<()> {
@@ -188,7 +179,7 @@ impl Sweep {
                     CaptureMemo::General => self.capture_wdl(b, pos, m, turn),
                 }
             };
-            let out = &w[b.base + local];
+            let out = self.codes(b.base + local);
             self.store_codes(b, pos, &att, stored, out, &mut after_capture)
         });
         progress.add(count);

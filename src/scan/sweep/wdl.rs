@@ -99,6 +99,13 @@ impl ClosureTable {
         if !self.paged.load(Ordering::Relaxed) {
             return Ok(Cell::Whole(&self.values(side)?[idx]));
         }
+        self.paged_cell(pages, side, idx)
+    }
+
+    /// [`ClosureTable::cell`] of a paged table (kept out of the whole
+    /// tables' inlined path).
+    #[inline(never)]
+    fn paged_cell(&self, pages: &ValuePages, side: Color, idx: usize) -> Result<Cell<'_>> {
         let page = idx as u64 / PAGE_LEN;
         let start = page * PAGE_LEN;
         let end = (start + PAGE_LEN).min(self.file.index_len(side));

@@ -51,6 +51,10 @@ pub(crate) type Corrupt = String;
 /// At most this many consecutive blocks are read at once (at most 1 MiB).
 const RUN_BLOCKS: usize = 1024;
 
+/// A run of blocks holds about this many values at most (one block may
+/// hold more).
+const RUN_VALUES: usize = 1 << 18;
+
 /// Every this many blocks, the index of the block's first value is held
 /// (see `Compressed::coarse`): 8 bytes per 1,024 blocks, at most 1/128 of
 /// the file.
@@ -687,12 +691,21 @@ impl Pairs {
             skip = 0;
         }
 
-        // Consecutive blocks are read together: one read per run.
+        // Consecutive blocks are read together: one read per run. A run
+        // also ends at RUN_VALUES values, so that threads share the work
+        // evenly where blocks hold very many values (long runs of draws).
         let mut runs: Vec<Vec<(usize, usize, &mut [T])>> = Vec::new();
+        let mut values = 0;
         for segment in segments {
             match runs.last_mut() {
-                Some(run) if run.len() < RUN_BLOCKS => run.push(segment),
-                _ => runs.push(vec![segment]),
+                Some(run) if run.len() < RUN_BLOCKS && values < RUN_VALUES => {
+                    values += segment.2.len();
+                    run.push(segment);
+                }
+                _ => {
+                    values = segment.2.len();
+                    runs.push(vec![segment]);
+                }
             }
         }
         let decode_run = |run: Vec<(usize, usize, &mut [T])>| c.decode_run(data, run);

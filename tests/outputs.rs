@@ -530,3 +530,45 @@ fn tables_bounds_a_scan_by_index_arithmetic_when_tables_are_missing() {
     );
     assert!(text.contains("solve needs at most: --metric dtz"), "{text}");
 }
+
+/// Under a limit below a scan's whole bound, `tables` gives the scan's
+/// plan as `scan --plan` does: the bound, the page budget and the tables of
+/// the closure read page by page (KNNvKP in 400 MiB), in JSON and in text.
+#[test]
+fn tables_gives_the_scan_plan_with_its_paged_closure() {
+    let (mut cmd, _cache) = fiftymove_real();
+    let plan = expect_ok(cmd.args([
+        "--json",
+        "--memory-limit",
+        "400M",
+        "scan",
+        "--plan",
+        "KNNvKP",
+    ]));
+    let plan: serde_json::Value = serde_json::from_str(plan.trim()).unwrap();
+    let paged = plan["paged_tables"].as_array().unwrap();
+    assert!(!paged.is_empty(), "{plan}");
+    assert!(plan["page_bytes"].as_u64().unwrap() > 0, "{plan}");
+    let (doc, code) = tables_json(&["--memory-limit", "400M", "tables", "KNNvKP"]);
+    assert_eq!(code, Some(OK));
+    let m = &doc["materials"][0]["memory"];
+    assert_eq!(m["scan_bytes"], plan["memory_bytes"]);
+    assert_eq!(m["scan_fits"], plan["fits"]);
+    assert_eq!(m["scan_page_bytes"], plan["page_bytes"]);
+    assert_eq!(m["scan_paged_tables"], plan["paged_tables"]);
+    let (mut cmd, _cache) = fiftymove_real();
+    let text = expect_ok(cmd.args(["--memory-limit", "400M", "tables", "KNNvKP"]));
+    let names: Vec<&str> = paged.iter().map(|n| n.as_str().unwrap()).collect();
+    assert!(
+        text.contains(&format!(
+            "its closure paged: {} of its tables read page by page",
+            names.len()
+        )) && text.contains(&names.join(" ")),
+        "{text}"
+    );
+    // Without a limit that pages, nothing is paged.
+    let (doc, _) = tables_json(&["--memory-limit", "100G", "tables", "KNNvKP"]);
+    let m = &doc["materials"][0]["memory"];
+    assert_eq!(m["scan_page_bytes"], 0);
+    assert_eq!(m["scan_paged_tables"], serde_json::json!([]));
+}

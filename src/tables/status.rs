@@ -54,6 +54,12 @@ pub struct MemoryNeeds {
     /// Whether the scan fits in [`MemoryNeeds::available_bytes`] (absent
     /// when that is unknown).
     pub scan_fits: Option<bool>,
+    /// The budget of the pages the scan reads its closure through, in
+    /// bytes: 0 when the closure is held whole.
+    pub scan_page_bytes: u64,
+    /// The tables of the closure the scan reads page by page, smallest
+    /// first (empty when it holds them whole).
+    pub scan_paged_tables: Vec<String>,
     /// The solver's bound for `solve MATERIAL --metric M`, in bytes, by
     /// metric (`dtz`, `dtm`, `dtr`); empty when the solver does not take
     /// the material.

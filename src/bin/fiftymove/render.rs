@@ -293,6 +293,15 @@ fn memory_text(out: &mut impl Write, n: &MemoryNeeds) -> io::Result<()> {
         human_bytes(n.scan_bytes),
         verdict(n.scan_fits)
     )?;
+    if n.scan_page_bytes > 0 {
+        writeln!(
+            out,
+            "    its closure paged: {} of its tables read page by page within {} ({})",
+            n.scan_paged_tables.len(),
+            human_bytes(n.scan_page_bytes),
+            n.scan_paged_tables.join(" ")
+        )?;
+    }
     if let Some(why) = &n.solve_refused {
         writeln!(out, "  solve: not available ({why})")?;
     } else {

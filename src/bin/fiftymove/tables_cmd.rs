@@ -61,21 +61,23 @@ const METRICS: [(&str, Metric); 3] = [
 /// ([`Solver::memory_plan`]), for the materials it takes.
 fn memory_needs(inv: &Inventory, material: &Material, limit: MemoryLimit) -> MemoryNeeds {
     let available = limit.bytes();
+    // The limit read once: the plans and the verdicts agree.
+    let plan_limit = available.map_or(limit, MemoryLimit::Bytes);
     let fits = |needed: u64| available.map(|a| needed <= a);
     let from_headers = inv
         .missing_for(material)
         .is_empty()
-        .then(|| sweep_memory_plan(inv, material, limit).ok())
+        .then(|| sweep_memory_plan(inv, material, plan_limit).ok())
         .flatten();
-    let (scan_bytes, scan_bound_from) = match from_headers {
-        Some(plan) => (plan.bytes, "table headers"),
+    let (scan, scan_bound_from) = match from_headers {
+        Some(plan) => (plan, "table headers"),
         None => (
-            sweep_memory_estimate(material, limit).bytes,
+            sweep_memory_estimate(material, plan_limit),
             "index arithmetic",
         ),
     };
     let takes = material.piece_count() <= MAX_SOLVE_PIECES;
-    let solver = Solver::new(None, limit);
+    let solver = Solver::new(None, plan_limit);
     let solve_bytes: BTreeMap<String, u64> = if takes {
         METRICS
             .iter()
@@ -102,9 +104,11 @@ fn memory_needs(inv: &Inventory, material: &Material, limit: MemoryLimit) -> Mem
             }
             .to_owned()
         }),
-        scan_bytes,
+        scan_bytes: scan.bytes,
         scan_bound_from: scan_bound_from.to_owned(),
-        scan_fits: fits(scan_bytes),
+        scan_fits: fits(scan.bytes),
+        scan_page_bytes: scan.page_bytes,
+        scan_paged_tables: scan.paged_tables,
         solve_bytes,
         solve_fits,
         solve_refused: (!takes).then(|| {

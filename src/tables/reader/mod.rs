@@ -279,8 +279,7 @@ pub fn header_allowance(file_bytes: u64, subtables: usize) -> u64 {
     // The code lengths: at most 32 of them, 10 bytes each.
     const CODES: u64 = 32 * 10;
     let subtables = subtables as u64;
-    let symbols =
-        (subtables * format::MAX_SYMBOLS as u64).min(file_bytes / format::SYMBOL_BYTES);
+    let symbols = (subtables * format::MAX_SYMBOLS as u64).min(file_bytes / format::SYMBOL_BYTES);
     format::max_symbol_bytes(symbols, false) + subtables * (DTZ_MAP + CODES) + file_bytes / 128
 }
 

@@ -1,7 +1,8 @@
 //! Pages of the closure tables' values, for a sweep whose closure does not
 //! fit its memory whole: each page is a fixed range of one table's indices
 //! for one side to move, decoded from the file when a look-up first needs
-//! it, and dropped (first in, first out) once the budget is full.
+//! it, and dropped once the budget is full: the oldest page not used since
+//! it was last passed over (a second chance, as a clock).
 //!
 //! A page holds the values as [`super::wdl`] keeps them (stored, or
 //! resolved with the captures and flagged so). A dropped page loses its
@@ -10,7 +11,10 @@
 
 use std::{
     collections::{HashMap, VecDeque},
-    sync::{atomic::AtomicU8, Arc, Mutex, PoisonError},
+    sync::{
+        atomic::{AtomicBool, AtomicU8, Ordering},
+        Arc, Mutex, PoisonError,
+    },
 };
 
 use crate::error::Result;
@@ -39,8 +43,10 @@ type Key = (u32, u8, u64);
 
 #[derive(Default)]
 struct Shard {
-    pages: HashMap<Key, Page>,
-    /// The keys in the order their pages came in.
+    /// Each page, and whether a look-up used it since it came in or was
+    /// last passed over.
+    pages: HashMap<Key, (Page, AtomicBool)>,
+    /// The keys in the order their pages came in or were passed over.
     order: VecDeque<Key>,
 }
 
@@ -76,29 +82,41 @@ impl ValuePages {
     ) -> Result<Page> {
         let key = (table, side, page);
         let shard = &self.shards[Self::shard_of(key)];
-        if let Some(held) = shard
+        if let Some((held, used)) = shard
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .pages
             .get(&key)
         {
+            used.store(true, Ordering::Relaxed);
             return Ok(held.clone());
         }
         // Decoded without the lock: another thread may decode the same
         // page meanwhile; the first to come back keeps its copy.
         let fresh: Page = decode()?.into_iter().map(AtomicU8::new).collect();
         let mut held = shard.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(other) = held.pages.get(&key) {
+        if let Some((other, _)) = held.pages.get(&key) {
             return Ok(other.clone());
         }
+        // Each page passed over loses its mark, so this ends within two
+        // rounds of the shard.
         while held.order.len() >= self.per_shard {
             let Some(old) = held.order.pop_front() else {
                 break;
             };
-            held.pages.remove(&old);
+            let used = held
+                .pages
+                .get(&old)
+                .is_some_and(|(_, used)| used.swap(false, Ordering::Relaxed));
+            if used {
+                held.order.push_back(old);
+            } else {
+                held.pages.remove(&old);
+            }
         }
         held.order.push_back(key);
-        held.pages.insert(key, fresh.clone());
+        held.pages
+            .insert(key, (fresh.clone(), AtomicBool::new(false)));
         Ok(fresh)
     }
 
@@ -117,9 +135,9 @@ mod tests {
 
     use super::*;
 
-    /// A page past the budget evicts the oldest of its shard; asking for it
-    /// again decodes it again, and the values written to a held page are
-    /// seen by the next look-up.
+    /// A page past the budget evicts the oldest of its shard not used since
+    /// it came in; asking for it again decodes it again, and the values
+    /// written to a held page are seen by the next look-up.
     #[test]
     fn pages_are_kept_within_the_budget_and_decoded_again_after_eviction() {
         let pages = ValuePages::new(0);
@@ -148,5 +166,35 @@ mod tests {
         let again = get(7, &mut decodes);
         assert_eq!(decodes, 3);
         assert_eq!(again[1].load(Ordering::Relaxed), 7);
+    }
+
+    /// With two pages a shard, a page used since it came in survives the
+    /// next page's arrival; the older one not used goes.
+    #[test]
+    fn a_used_page_gets_a_second_chance() {
+        let pages = ValuePages::new(2 * SHARDS as u64 * PAGE_LEN);
+        assert_eq!(pages.per_shard, 2);
+        let same: Vec<u64> = (0..100_000)
+            .filter(|&p| ValuePages::shard_of((0, 0, p)) == ValuePages::shard_of((0, 0, 0)))
+            .take(3)
+            .collect();
+        let decodes = std::sync::atomic::AtomicUsize::new(0);
+        let get = |page: u64| {
+            pages
+                .page(0, 0, page, || {
+                    decodes.fetch_add(1, Ordering::Relaxed);
+                    Ok(vec![0; 4])
+                })
+                .unwrap();
+        };
+        get(same[0]);
+        get(same[1]);
+        get(same[0]); // used: marked
+        get(same[2]); // evicts same[1], the oldest not used
+        assert_eq!(decodes.load(Ordering::Relaxed), 3);
+        get(same[0]);
+        assert_eq!(decodes.load(Ordering::Relaxed), 3);
+        get(same[1]);
+        assert_eq!(decodes.load(Ordering::Relaxed), 4);
     }
 }

@@ -168,8 +168,8 @@ pub fn sweep_memory_plan(
 
 /// [`sweep_memory_plan`] worked out from the material alone, for when the
 /// tables are not there to read their headers: the same sums (for the
-/// scanned table 2 bytes per index, the larger of one block's WDL values
-/// and 1 byte per index and side of one chunk, and the program; for each
+/// scanned table, per index of its largest chunk 2 bytes and the larger
+/// of one block's WDL values and 1 byte per side, and the program; for each
 /// table of the closure 1 byte per stored index; for each file read, the
 /// headers' allowance; see `Sweep::own_bound` and `Closure::costs`) with
 /// each table's index sizes by Syzygy's index arithmetic and each file's
@@ -828,11 +828,7 @@ mod tests {
     /// tables, and whose promotions reach 4-piece ones (their own size).
     #[test]
     fn a_paged_closure_gives_the_whole_closures_statistics() {
-        let dir = std::env::var_os("FIFTYMOVE_TEST_TABLES")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| {
-                std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/syzygy")
-            });
+        let dir = crate::tables::reader::tests::tables_dir();
         let inv = Inventory::scan(std::slice::from_ref(&dir)).unwrap();
         for name in ["KRvKP", "KPPvK", "KPvKP", "KQPvK"] {
             let material: crate::chess::material::Material = name.parse().unwrap();

@@ -536,8 +536,6 @@ impl Closure {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use super::*;
     use crate::chess::material::Material;
 
@@ -547,9 +545,7 @@ mod tests {
     /// pawns of both colours), both sides to move.
     #[test]
     fn routes_agree_with_locate() {
-        let dir = std::env::var_os("FIFTYMOVE_TEST_TABLES")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/syzygy"));
+        let dir = crate::tables::reader::tests::tables_dir();
         let inv = Inventory::scan(std::slice::from_ref(&dir)).unwrap();
         for name in ["KRBvKR", "KNNvKP", "KQPvKQ", "KRPvKR", "KPPvK", "KPvKP"] {
             let material: Material = name.parse().unwrap();

@@ -9,8 +9,8 @@
 //!
 //! The headers are parsed from the file's first bytes ([`Parsed::header_len`]
 //! says how many); the compressed blocks are read when decoded, in runs of
-//! consecutive blocks, from a [`Blocks`] source: the file itself, so that a
-//! table's data is never held in memory whole.
+//! consecutive blocks, from a [`Blocks`] source (the file itself), so that
+//! a table's data is never held in memory whole.
 //!
 //! Every read is bounds checked; malformed input yields an error message,
 //! never a panic.
@@ -68,18 +68,6 @@ pub(crate) trait Blocks: Sync {
     ///
     /// The bytes lie beyond the end of the file, or cannot be read.
     fn read_at(&self, ofs: usize, out: &mut [u8]) -> Result<(), Corrupt>;
-}
-
-/// A whole file in memory.
-impl Blocks for [u8] {
-    fn read_at(&self, ofs: usize, out: &mut [u8]) -> Result<(), Corrupt> {
-        let src = ofs
-            .checked_add(out.len())
-            .and_then(|end| self.get(ofs..end))
-            .ok_or("block beyond end of file")?;
-        out.copy_from_slice(src);
-        Ok(())
-    }
 }
 
 /// Bounds checked little-endian reads.
@@ -209,13 +197,12 @@ pub(crate) const MAX_SYMBOLS: usize = 1 << 12;
 const MAX_SYMBOL_LEN: usize = 256;
 
 /// What the expanded symbols of sub-tables holding `symbols` symbols in
-/// all take at most, in bytes: every symbol at its longest, a byte per
-/// value (two where values pass 255), and where each symbol starts and
-/// how long it is (6 bytes). A sub-table has at most [`MAX_SYMBOLS`]
+/// all take at most, in bytes, where every value fits a byte: every
+/// symbol at its longest, a byte per value, and where each symbol starts
+/// and how long it is (6 bytes). A sub-table has at most [`MAX_SYMBOLS`]
 /// symbols, and each takes [`SYMBOL_BYTES`] bytes of the file.
-pub(crate) fn max_symbol_bytes(symbols: u64, wide: bool) -> u64 {
-    let per_value = if wide { 2 } else { 1 };
-    symbols * (MAX_SYMBOL_LEN * per_value + 6) as u64
+pub(crate) fn max_symbol_bytes(symbols: u64) -> u64 {
+    symbols * (MAX_SYMBOL_LEN + 6) as u64
 }
 
 /// Bytes of the file per symbol (its two halves, 12 bits each).
@@ -284,8 +271,9 @@ fn nibble_to_piece(p: u8) -> Option<shakmaty::Piece> {
 /// Parses all headers from `data`, the first bytes of a file of
 /// `file_len` bytes (the whole file, or at least [`Parsed::header_len`]
 /// plus [`DTZ_MAP_REACH`] bytes of it: parsing a shorter prefix fails or
-/// reads DTZ map entries past it as outside the file). `num_pieces`, `has_pawns`, `pp` and `symmetric` come
-/// from the material (the caller checks consistency of pieces afterwards).
+/// reads DTZ map entries past it as outside the file). `num_pieces` and
+/// `pp` come from the material (the caller checks consistency of pieces
+/// afterwards).
 pub(crate) fn parse(
     data: &[u8],
     file_len: usize,

@@ -78,7 +78,7 @@ mod index;
 mod layout;
 mod mover;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod walk;
 
 use std::{
@@ -280,7 +280,7 @@ pub fn header_allowance(file_bytes: u64, subtables: usize) -> u64 {
     const CODES: u64 = 32 * 10;
     let subtables = subtables as u64;
     let symbols = (subtables * format::MAX_SYMBOLS as u64).min(file_bytes / format::SYMBOL_BYTES);
-    format::max_symbol_bytes(symbols, false) + subtables * (DTZ_MAP + CODES) + file_bytes / 128
+    format::max_symbol_bytes(symbols) + subtables * (DTZ_MAP + CODES) + file_bytes / 128
 }
 
 /// A table file, read where its blocks are decoded: the page cache holds

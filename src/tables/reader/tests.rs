@@ -14,8 +14,9 @@ use shakmaty::{Color, Piece};
 
 use super::*;
 
-/// The real tables: `FIFTYMOVE_TEST_TABLES`, else `data/syzygy`.
-fn tables_dir() -> PathBuf {
+/// The real tables: `FIFTYMOVE_TEST_TABLES`, else `data/syzygy` (for the
+/// other layers' tests too).
+pub(crate) fn tables_dir() -> PathBuf {
     std::env::var_os("FIFTYMOVE_TEST_TABLES")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/syzygy"))

@@ -438,12 +438,18 @@ fn paged_closure_bound(run_it: bool) {
     if !run_it {
         return;
     }
+    scan_at_limit_equals_scan_without("KNNvKP", needed);
+}
+
+/// `scan MATERIAL` under `--memory-limit limit` prints what it prints
+/// without one.
+fn scan_at_limit_equals_scan_without(material: &str, limit: u64) {
     let (mut cmd, _cache) = fiftymove_real();
-    let at = needed.to_string();
+    let at = limit.to_string();
     let limited =
-        expect_ok(cmd.args(["--quiet", "--memory-limit", &at, "--json", "scan", "KNNvKP"]));
+        expect_ok(cmd.args(["--quiet", "--memory-limit", &at, "--json", "scan", material]));
     let (mut cmd, _cache) = fiftymove_real();
-    let unlimited = expect_ok(cmd.args(["--quiet", "--json", "scan", "KNNvKP"]));
+    let unlimited = expect_ok(cmd.args(["--quiet", "--json", "scan", material]));
     assert_eq!(limited, unlimited);
 }
 
@@ -478,13 +484,7 @@ fn a_sweep_over_its_memory_limit_refuses_to_start_and_runs_at_it() {
         OTHER,
         &[&format!("needs up to {needed} bytes")],
     );
-    let (mut cmd, _cache) = fiftymove_real();
-    let at = needed.to_string();
-    let limited =
-        expect_ok(cmd.args(["--quiet", "--memory-limit", &at, "--json", "scan", "KQvKR"]));
-    let (mut cmd, _cache) = fiftymove_real();
-    let unlimited = expect_ok(cmd.args(["--quiet", "--json", "scan", "KQvKR"]));
-    assert_eq!(limited, unlimited);
+    scan_at_limit_equals_scan_without("KQvKR", needed);
     // The probe engine holds no tables in memory: the limit does not
     // concern it.
     let (mut cmd, _cache) = fiftymove_real();

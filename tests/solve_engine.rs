@@ -415,3 +415,96 @@ fn a_killed_solve_resumes_where_it_stopped() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// The level a solve's checkpoint goes on from (see `solve::checkpoint`:
+/// the fifth little-endian u64 of the file), if it is whole enough to say.
+fn checkpoint_level(path: &std::path::Path) -> Option<u64> {
+    let bytes = std::fs::read(path).ok()?;
+    Some(u64::from_le_bytes(bytes.get(32..40)?.try_into().ok()?))
+}
+
+/// A pawnless material is one slice: a solve killed in it (SIGKILL, no
+/// clean-up) resumes from the slice's last checkpoint, and prints the same
+/// document as a solve never interrupted. KQvKR on one thread, with a
+/// checkpoint at every level (`--checkpoint-every 0`), killed once a
+/// checkpoint has level 10 done; the next solve says from which level it
+/// goes on, and leaves no checkpoint, partial file or journal.
+#[test]
+fn a_killed_pawnless_solve_resumes_from_its_checkpoint() {
+    let args = ["--json", "--threads", "1", "--checkpoint-every", "0"];
+    let solve = ["solve", "KQvKR"];
+    let whole = tempfile::tempdir().unwrap();
+    let expected = stdout_ok(
+        fiftymove()
+            .arg("--quiet")
+            .arg("--cache-dir")
+            .arg(whole.path())
+            .args(["--json"])
+            .args(solve),
+    );
+    // The closure's solves, without KQvKR's.
+    let cache = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(whole.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".fms") && !name.starts_with("KQvKR.") {
+            std::fs::copy(&path, cache.path().join(&name)).unwrap();
+        }
+    }
+    let checkpoint = || {
+        std::fs::read_dir(cache.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with(".checkpoint"))
+    };
+    let mut child = fiftymove()
+        .arg("--quiet")
+        .arg("--cache-dir")
+        .arg(cache.path())
+        .args(args)
+        .args(solve)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    loop {
+        if checkpoint()
+            .and_then(|p| checkpoint_level(&p))
+            .is_some_and(|l| l >= 11)
+        {
+            child.kill().unwrap();
+            break;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the solve ended before level 10; the test needs a slower material"
+        );
+        assert!(started.elapsed().as_secs() < 600, "no progress");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    child.wait().unwrap();
+    let left = checkpoint().expect("the killed solve leaves its checkpoint");
+    let next = checkpoint_level(&left).expect("a whole checkpoint");
+    assert!(next >= 11, "{next}");
+    let out = fiftymove()
+        .arg("--cache-dir")
+        .arg(cache.path())
+        .args(solve)
+        .args(["--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let note = format!(
+        "resuming slice 0 of KQvKR (dtz, rule 50) from its checkpoint: first pass and levels 0 to {} done",
+        next - 1
+    );
+    assert!(stderr.contains(&note), "{note} not in: {stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+    let left: Vec<_> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

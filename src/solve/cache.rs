@@ -38,6 +38,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{
+    checkpoint::{self, Checkpoint},
     layout::Layout,
     pages::{FrameSource, Page},
     retro::SliceValues,
@@ -177,11 +178,16 @@ impl Cache {
     /// The directory cannot be listed or a file removed.
     pub fn remove_other_builds(&self) -> io::Result<Removed> {
         build_id::remove_other_builds(&self.dir, |name| {
-            // An interrupted solve's file and journal are named after the
-            // file it makes: `.<file>.partial`, `.<file>.journal`.
+            // An interrupted solve's file, journal and checkpoints are named
+            // after the file it makes: `.<file>.partial`, `.<file>.journal`,
+            // `.<file>.<slice>.checkpoint`.
             let name = name
                 .strip_prefix('.')
-                .and_then(|n| n.strip_suffix(PARTIAL).or_else(|| n.strip_suffix(JOURNAL)))
+                .and_then(|n| {
+                    n.strip_suffix(PARTIAL)
+                        .or_else(|| n.strip_suffix(JOURNAL))
+                        .or_else(|| checkpoint::file_of_checkpoint(n))
+                })
                 .unwrap_or(name);
             build_id::names_other_build(name, "fms", |stem| {
                 // `<TABLE>.rule-<N|none>.<metric>`
@@ -528,6 +534,22 @@ impl CacheWriter {
         Ok(())
     }
 
+    /// The checkpoint of slice `slice` of this solve, taken every `every`
+    /// of work (see [`Checkpoint`]); `None` for a writer of a temporary
+    /// file of its own, which no later run takes up.
+    pub(crate) fn checkpoint(
+        &self,
+        slice: usize,
+        every: std::time::Duration,
+        stop_after: Option<usize>,
+        label: String,
+    ) -> Option<Checkpoint> {
+        self.journal.as_ref()?;
+        let dir = self.path.parent()?;
+        let name = self.path.file_name()?.to_string_lossy();
+        Some(Checkpoint::new(dir, &name, slice, every, stop_after, label))
+    }
+
     /// The slices an interrupted solve of the same file wrote, which this
     /// writer holds already: they need not be solved again.
     pub(crate) fn resumed(&self) -> &BTreeSet<usize> {
@@ -564,6 +586,11 @@ impl CacheWriter {
                 match fs::remove_file(journal) {
                     Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
                     _ => {}
+                }
+                // A kill between writing a slice and removing its
+                // checkpoint leaves one that no run reads again.
+                if let (Some(dir), Some(name)) = (self.path.parent(), self.path.file_name()) {
+                    checkpoint::remove_checkpoints(dir, &name.to_string_lossy());
                 }
             }
             if let Some(dir) = self.path.parent() {

@@ -38,6 +38,7 @@
 
 mod board;
 mod cache;
+mod checkpoint;
 mod dtr;
 mod exits;
 mod geometry;
@@ -229,7 +230,16 @@ pub struct Solver {
     /// Fail each material's solve once it has solved this many slices
     /// (tests of resuming an interrupted solve).
     interrupt_after: Option<usize>,
+    /// Work on a slice between two of its checkpoints, at least.
+    checkpoint_every: std::time::Duration,
+    /// Fail a slice's solve once it has written this many checkpoints
+    /// (tests of resuming from one).
+    stop_after_checkpoints: Option<usize>,
 }
+
+/// Work on a slice between two of its checkpoints by default: a killed
+/// solve loses at most this much of a slice (and the level it was in).
+pub const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(300);
 
 impl Solver {
     /// A solver keeping solved materials in `cache` (none: solve everything
@@ -240,7 +250,27 @@ impl Solver {
             memory,
             forced_pages: None,
             interrupt_after: None,
+            checkpoint_every: CHECKPOINT_EVERY,
+            stop_after_checkpoints: None,
         }
+    }
+
+    /// This solver, saving a slice's values to its cache every `every` of
+    /// work on the slice ([`CHECKPOINT_EVERY`] by default; zero: at every
+    /// level), between two levels, so that a solve killed in a slice
+    /// resumes from there. A slice's checkpoint is removed once the slice
+    /// is in the cache file.
+    pub fn checkpoint_every(mut self, every: std::time::Duration) -> Solver {
+        self.checkpoint_every = every;
+        self
+    }
+
+    /// This solver, failing a slice's solve once it has written `n`
+    /// checkpoints, as a solve killed there would stop.
+    #[cfg(test)]
+    pub(crate) fn stopped_after_checkpoints(mut self, n: usize) -> Solver {
+        self.stop_after_checkpoints = Some(n);
+        self
     }
 
     /// This solver, reading its tables page by page within `budget` bytes
@@ -818,10 +848,10 @@ impl Solver {
         let exits = MaterialExits::new(&layout, &own, rule, keeps, &lookup);
         let values = if metric == Metric::Dtr {
             let plain = MaterialExits::new(&layout, &own, rule, keeps, &lookup).without_rule();
-            let no_rule = solve_slice(&layout, slice, &plain, progress)?;
+            let no_rule = solve_slice(&layout, slice, &plain, progress, None)?;
             dtr::solve_slice_dtr(&layout, slice, &no_rule, &exits)?
         } else {
-            solve_slice(&layout, slice, &exits, progress)?
+            solve_slice(&layout, slice, &exits, progress, None)?
         };
         let mut out = Vec::new();
         for p in plans {
@@ -1077,6 +1107,22 @@ impl<'s> Run<'s> {
                 _ => None,
             };
             let fresh = written.is_none();
+            // Only a cache file that a later run takes up has checkpoints
+            // (not a paged run's scratch directory). For DTR they are of
+            // the solve without a rule it starts from.
+            let checkpoint = match (&writer, &self.solver.cache) {
+                (Some(w), Some(_)) if fresh => w.checkpoint(
+                    s,
+                    self.solver.checkpoint_every,
+                    self.solver.stop_after_checkpoints,
+                    format!(
+                        "{} ({})",
+                        material.table_name(),
+                        describe(self.rule, self.metric)
+                    ),
+                ),
+                _ => None,
+            };
             let values = match written {
                 Some(values) => {
                     progress.advance(layout.entries as u64);
@@ -1085,10 +1131,11 @@ impl<'s> Run<'s> {
                 None => match &no_rule_exits {
                     // DTR starts from who wins without a rule.
                     Some(plain) => {
-                        let no_rule = solve_slice(&layout, s, plain, progress)?;
+                        let no_rule =
+                            solve_slice(&layout, s, plain, progress, checkpoint.as_ref())?;
                         dtr::solve_slice_dtr(&layout, s, &no_rule, &exits)?
                     }
-                    None => solve_slice(&layout, s, &exits, progress)?,
+                    None => solve_slice(&layout, s, &exits, progress, checkpoint.as_ref())?,
                 },
             };
             if keep {
@@ -1097,6 +1144,9 @@ impl<'s> Run<'s> {
             if let (Some(w), Some(cache), true) = (&writer, &cache, fresh) {
                 w.add_slice(s, &values)
                     .map_err(|e| cache_error(cache.dir(), e))?;
+            }
+            if let Some(c) = &checkpoint {
+                c.remove();
             }
             if fresh {
                 let n = solved.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;

@@ -32,6 +32,8 @@ use shakmaty::Color;
 
 use super::{
     board::{Board, Zeroing},
+    cache::CacheError,
+    checkpoint::{Checkpoint, Reached, FIRST_PASS_BATCHES},
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
     value::{self, Outcome, Waiting, MAX_DEPTH, MAX_LEVEL, NONE},
@@ -121,17 +123,22 @@ pub(super) fn per_side<T>(entries: usize, new: impl Fn() -> T) -> [Vec<T>; 2] {
 }
 
 /// Solves slice `slice` of `layout`, telling `progress` the entries done as
-/// the first pass goes, then each level reached.
+/// the first pass goes, then each level reached. With a `checkpoint`, it
+/// goes on from the one a killed solve left (a damaged one is noted and
+/// dropped), and saves one whenever due, between two batches of the first
+/// pass or two levels.
 ///
 /// # Errors
 ///
 /// [`Error::TooDeep`] if a depth would exceed what two bytes hold (no
-/// material of up to 5 pieces comes near it).
+/// material of up to 5 pieces comes near it); [`Error::Output`] if a
+/// checkpoint cannot be read or written.
 pub(crate) fn solve_slice(
     layout: &Layout,
     slice: usize,
     exits: &dyn Exits,
     progress: &dyn super::Progress,
+    checkpoint: Option<&Checkpoint>,
 ) -> Result<SliceValues> {
     let blocks = layout.entries.div_ceil(BLOCK);
     let solver = Solver {
@@ -144,13 +151,74 @@ pub(crate) fn solve_slice(
         weight: if layout.has_pawns() { 1 } else { 2 },
     };
     let started = std::time::Instant::now();
-    (0..blocks).into_par_iter().try_for_each(|b| {
-        solver.first_pass(b)?;
-        progress.advance(BLOCK.min(layout.entries - b * BLOCK) as u64);
-        Ok::<(), Error>(())
-    })?;
+    let reached = match checkpoint.map(|c| (c, c.load(&solver.values))) {
+        None | Some((_, Err(CacheError::Missing))) => None,
+        Some((c, Ok(reached))) => {
+            solver.rebuild_levels(0..reached.first_pass, reached.next_level);
+            progress.note(&format!(
+                "resuming {} from its checkpoint: {}",
+                c.label(),
+                reached.describe(blocks)
+            ));
+            progress.advance(layout.entries.min(reached.first_pass * BLOCK) as u64);
+            Some(reached)
+        }
+        Some((_, Err(CacheError::Damaged(why)))) => {
+            progress.note(&format!(
+                "damaged checkpoint, solving the slice from the start: {why}"
+            ));
+            for values in &solver.values {
+                values.par_iter().for_each(|v| v.store(NONE, Relaxed));
+            }
+            None
+        }
+        Some((c, Err(CacheError::Io(e)))) => return Err(super::cache_error(c.path(), e)),
+    };
+    let reached = reached.unwrap_or(Reached {
+        first_pass: 0,
+        next_level: 0,
+    });
+    // Saves the values if a checkpoint is due.
+    let mut saved = std::time::Instant::now();
+    // Checkpoints written and the time they took (for the debug line).
+    let mut saving = (0usize, std::time::Duration::ZERO);
+    let mut save = |reached: Reached| -> Result<()> {
+        let Some(c) = checkpoint.filter(|c| c.due(saved)) else {
+            return Ok(());
+        };
+        let begun = std::time::Instant::now();
+        c.save(reached, &solver.values)
+            .map_err(|e| super::cache_error(c.path(), e))?;
+        saved = std::time::Instant::now();
+        saving = (saving.0 + 1, saving.1 + (saved - begun));
+        if c.stop_now() {
+            return Err(Error::inconsistent(
+                "the solver",
+                format!("interrupted after a checkpoint of {}, as asked", c.label()),
+            ));
+        }
+        Ok(())
+    };
+    // The first pass, in batches of blocks with a chance of a checkpoint
+    // after each (one batch without checkpoints).
+    let batch = match checkpoint {
+        Some(_) => blocks.div_ceil(FIRST_PASS_BATCHES).max(1),
+        None => blocks.max(1),
+    };
+    for start in (reached.first_pass..blocks).step_by(batch) {
+        let end = (start + batch).min(blocks);
+        (start..end).into_par_iter().try_for_each(|b| {
+            solver.first_pass(b)?;
+            progress.advance(BLOCK.min(layout.entries - b * BLOCK) as u64);
+            Ok::<(), Error>(())
+        })?;
+        save(Reached {
+            first_pass: end,
+            next_level: 0,
+        })?;
+    }
+    let mut level = reached.next_level;
     let first_pass = started.elapsed();
-    let mut level = 0usize;
     loop {
         let pending = solver.pending.blocks(level);
         pending
@@ -174,14 +242,20 @@ pub(crate) fn solve_slice(
         }
         level += 1;
         progress.level(level);
+        save(Reached {
+            first_pass: blocks,
+            next_level: level,
+        })?;
     }
     if std::env::var_os("FIFTYMOVE_SOLVE_DEBUG").is_some() && layout.entries >= 1 << 20 {
         eprintln!(
-            "solve {} slice {slice}: first pass {:.2?}, {} levels {:.2?}",
+            "solve {} slice {slice}: first pass {:.2?}, {} levels {:.2?}, {} checkpoints {:.2?}",
             layout.material,
             first_pass,
             level + 1,
-            started.elapsed() - first_pass
+            started.elapsed() - first_pass,
+            saving.0,
+            saving.1
         );
     }
     let [w, b] = solver.values;
@@ -280,6 +354,40 @@ impl Solver<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Makes the sets of blocks with work at each level from the values of
+    /// `blocks` (a resumed solve, see [`Checkpoint`]), the levels below
+    /// `next` being done: a block goes in the frontier of each level from
+    /// `next` on at which one of its values is resolved, and in the pending
+    /// set of each such level one of its values waits for.
+    fn rebuild_levels(&self, blocks: std::ops::Range<usize>, next: usize) {
+        blocks.into_par_iter().for_each(|block| {
+            let start = block * BLOCK;
+            let end = (start + BLOCK).min(self.layout.entries);
+            for values in &self.values {
+                for cell in &values[start..end] {
+                    let v = cell.load(Relaxed);
+                    if v == NONE {
+                        continue;
+                    }
+                    if value::is_resolved(v) {
+                        if let Some(Outcome::Win(d) | Outcome::Loss(d)) = value::outcome(v) {
+                            if usize::from(d) >= next {
+                                self.resolved.insert(usize::from(d), block);
+                            }
+                        }
+                        continue;
+                    }
+                    match value::waiting_state(v) {
+                        Waiting::WinAt(l) | Waiting::LossAt(l) if usize::from(l) >= next => {
+                            self.pending.insert(usize::from(l), block);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        });
     }
 
     /// Resolves the positions of a block that wait for `level`.

@@ -574,7 +574,7 @@ fn an_interrupted_solve_resumes_from_its_last_finished_slice() {
     }
 }
 
-/// The partial file and journal an interrupted solve leaves are removed with
+/// The partial file, journal and checkpoints an interrupted solve leaves are removed with
 /// the other files of another build (they are never taken up by this one),
 /// and this build's are kept (the next solve takes them up).
 #[test]
@@ -591,21 +591,148 @@ fn partial_files_of_other_builds_are_removed() {
     let names = [
         format!(".{ours}.partial"),
         format!(".{ours}.journal"),
+        format!(".{ours}.0.checkpoint"),
         format!(".{theirs}.partial"),
         format!(".{theirs}.journal"),
+        format!(".{theirs}.12.checkpoint"),
         ".notes.partial".to_owned(),
     ];
     for n in &names {
         std::fs::write(dir.path().join(n), b"x").unwrap();
     }
     let removed = Cache::new(dir.path()).remove_other_builds().unwrap();
-    assert_eq!(removed.files, 2);
+    assert_eq!(removed.files, 3);
     let mut left: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     left.sort();
-    let mut expected = vec![names[0].clone(), names[1].clone(), names[4].clone()];
+    let mut expected = vec![
+        names[0].clone(),
+        names[1].clone(),
+        names[2].clone(),
+        names[6].clone(),
+    ];
     expected.sort();
     assert_eq!(left, expected);
+}
+
+/// The dot files a cache directory holds: partial files, journals,
+/// checkpoints, temporaries.
+fn dot_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    names.sort();
+    names
+}
+
+/// A pawnless material is one slice, so a solve killed in it keeps nothing
+/// of it in its partial file; its checkpoints keep the work done. KQvKR
+/// (its closure read from the shared solves), in DTZ under the 50- and
+/// 75-move rules, and in DTM and DTR without a rule (DTR's checkpoints
+/// are of the solve without a rule it starts from), checkpointed at every
+/// chance: stopped after its tenth checkpoint (in the first pass) and after
+/// the ninth level, the next solve resumes from that checkpoint and writes
+/// the same cache file, byte for byte, as a solve never stopped. A damaged
+/// checkpoint is noted and the slice solved from the start. No checkpoint
+/// is left.
+#[test]
+fn a_solve_stopped_after_a_checkpoint_resumes_from_it() {
+    use super::checkpoint::FIRST_PASS_BATCHES;
+    let material: Material = "KQvKR".parse().unwrap();
+    let blocks = Layout::new(&material)
+        .entries
+        .div_ceil(super::levels::BLOCK);
+    let batches = blocks.div_ceil(blocks.div_ceil(FIRST_PASS_BATCHES));
+    let batch = blocks.div_ceil(FIRST_PASS_BATCHES);
+    assert!(batches > 10, "{batches}");
+    let base = std::env::temp_dir().join(format!("fiftymove-checkpoint-{}", std::process::id()));
+    for (rule, metric) in [
+        (Rule::FIFTY, Metric::Dtz),
+        (Rule::Moves(75), Metric::Dtz),
+        (Rule::None, Metric::Dtm),
+        (Rule::None, Metric::Dtr),
+    ] {
+        let plan = whole_plan(material, rule, metric);
+        let file = Cache::file_name(&material.table_name(), rule, metric);
+        let fresh = base.join(format!("fresh-{rule}-{}", metric.as_str()));
+        let expected = Solver::new(
+            Some(closure_only_cache(&material, &fresh)),
+            MemoryLimit::Available,
+        )
+        .stats(&plan, &NoProgress)
+        .unwrap();
+        let expected_file = std::fs::read(fresh.join(&file)).unwrap();
+        let label = format!("slice 0 of KQvKR ({})", super::describe(rule, metric));
+        for (stop, damaged, note) in [
+            (
+                10,
+                false,
+                format!(
+                    "resuming {label} from its checkpoint: first pass {} of {blocks} blocks done",
+                    10 * batch
+                ),
+            ),
+            (
+                batches + 9,
+                false,
+                format!("resuming {label} from its checkpoint: first pass and levels 0 to 8 done"),
+            ),
+            (
+                batches + 9,
+                true,
+                "damaged checkpoint, solving the slice from the start".to_owned(),
+            ),
+        ] {
+            let dir = base.join(format!(
+                "resumed-{rule}-{}-{stop}-{damaged}",
+                metric.as_str()
+            ));
+            let solver = || {
+                Solver::new(
+                    Some(closure_only_cache(&material, &dir)),
+                    MemoryLimit::Available,
+                )
+                .checkpoint_every(std::time::Duration::ZERO)
+            };
+            let err = solver()
+                .stopped_after_checkpoints(stop)
+                .stats(&plan, &NoProgress)
+                .expect_err("stopped")
+                .to_string();
+            assert!(err.contains("interrupted after a checkpoint"), "{err}");
+            let checkpoint = dir.join(format!(".{file}.0.checkpoint"));
+            assert_eq!(
+                dot_files(&dir),
+                [
+                    format!(".{file}.0.checkpoint"),
+                    format!(".{file}.journal"),
+                    format!(".{file}.partial")
+                ]
+            );
+            if damaged {
+                let mut bytes = std::fs::read(&checkpoint).unwrap();
+                let at = bytes.len() - 20;
+                bytes[at] ^= 0x40;
+                std::fs::write(&checkpoint, bytes).unwrap();
+            }
+            let notes = Notes::default();
+            let got = solver().stats(&plan, &notes).unwrap();
+            assert_eq!(got, expected, "{rule} {metric:?} stopped after {stop}");
+            assert!(
+                std::fs::read(dir.join(&file)).unwrap() == expected_file,
+                "{rule} {metric:?} stopped after {stop}: the cache file differs"
+            );
+            let notes = notes.0.into_inner().unwrap();
+            assert!(
+                notes.iter().any(|n| n.starts_with(&note)),
+                "{note}: {notes:?}"
+            );
+            assert!(dot_files(&dir).is_empty(), "{:?}", dot_files(&dir));
+        }
+    }
+    std::fs::remove_dir_all(&base).ok();
 }

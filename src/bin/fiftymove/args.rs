@@ -59,6 +59,13 @@ pub struct RawArgs {
     #[arg(long, global = true)]
     pub no_cache: bool,
 
+    /// A solve saves a slice's values to its cache after this many seconds
+    /// of work on it (then again after as many), between two levels, so
+    /// that a solve killed in the slice resumes there. 0: at every level.
+    /// Default: 300.
+    #[arg(long, global = true, value_name = "SECONDS")]
+    pub checkpoint_every: Option<u64>,
+
     #[command(subcommand)]
     pub command: Command,
 }

@@ -18,7 +18,7 @@ use fiftymove::{
     model::ScanStats,
     probe::Prober,
     report::{write_report, ReportInput},
-    solve::{Cache, Metric, Rule, SolvePlan, Solver},
+    solve::{Metric, Rule, SolvePlan},
     tables::Inventory,
     Error,
 };
@@ -93,7 +93,7 @@ impl Hooks for Bars<'_> {
 /// The sources of documents for the claim commands: the tables, the
 /// solver, and the cache (`<cache dir>/../stats`, beside the solver's).
 fn sources<'a>(global: &Global, inv: &'a Inventory, bars: &'a Bars<'_>) -> Sources<'a> {
-    let solver = Solver::new(global.cache.clone().map(Cache::new), global.memory);
+    let solver = global.solver();
     let stats = global.stats_cache();
     Sources::new(inv, global.verify, global.memory, solver, stats, bars)
 }

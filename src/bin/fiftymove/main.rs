@@ -30,7 +30,7 @@ use fiftymove::{
     human::human_bytes,
     memory::{parse_size, MemoryLimit},
     model::Shard,
-    solve::Cache,
+    solve::{Cache, Solver},
     tables::{self, Inventory},
     Error,
 };
@@ -80,9 +80,19 @@ struct Global {
     cache: Option<PathBuf>,
     /// Where a tablebase service's answers are kept, unless `--no-cache`.
     remote_cache: Option<PathBuf>,
+    /// Work on a slice between two of its checkpoints
+    /// (`--checkpoint-every`).
+    checkpoint_every: std::time::Duration,
 }
 
 impl Global {
+    /// The solver of every command: its cache, memory limit and
+    /// checkpoints as the flags say.
+    fn solver(&self) -> Solver {
+        Solver::new(self.cache.clone().map(Cache::new), self.memory)
+            .checkpoint_every(self.checkpoint_every)
+    }
+
     /// The cache of the claims' statistics documents, beside the solver's
     /// (`<cache dir>/../stats`), unless `--no-cache`.
     fn stats_cache(&self) -> Option<StatsCache> {
@@ -240,6 +250,10 @@ fn run(raw: RawArgs) -> RunResult {
         } else {
             fiftymove::dirs::cache_dir().map(|d| d.join("remote"))
         },
+        checkpoint_every: raw.checkpoint_every.map_or(
+            fiftymove::solve::CHECKPOINT_EVERY,
+            std::time::Duration::from_secs,
+        ),
     };
     global.remove_other_builds();
     let stdout = io::stdout();

@@ -11,7 +11,7 @@ use fiftymove::{
         line::{best_line_with, to_pgn},
         Prober,
     },
-    solve::{Cache, Metric, Positions, Rule, Solver},
+    solve::{Metric, Positions, Rule, Solver},
     tables::remote::Remote,
     Error,
 };
@@ -148,7 +148,7 @@ fn solver_choice(choice: &SolveChoice) -> Result<Option<(Rule, Metric)>, Error> 
 }
 
 fn solver(global: &Global) -> Solver {
-    Solver::new(global.cache.clone().map(Cache::new), global.memory)
+    global.solver()
 }
 
 pub fn cmd_probe(

@@ -11,7 +11,7 @@ use fiftymove::{
     output::write_atomically,
     probe::Prober,
     scan::probe::{scan_with_prober, ScanPlan},
-    solve::{Cache, Metric, Progress, Rule, SolvePlan, Solver},
+    solve::{Metric, Progress, Rule, SolvePlan},
     Error,
 };
 use indicatif::ProgressBar;
@@ -232,7 +232,7 @@ impl Batch<SolvePlan> {
 /// `solve --plan`: the closures of the materials in solving order (each
 /// material once), with what each job needs.
 fn cmd_solve_plan(global: &Global, cmd: &SolveCommand, out: &mut impl Write) -> RunResult {
-    let solver = Solver::new(global.cache.clone().map(Cache::new), global.memory);
+    let solver = global.solver();
     let mut seen = std::collections::HashSet::new();
     for plan in &cmd.plans {
         for p in solver.plan(&plan.material, plan.rule, plan.metric) {
@@ -318,7 +318,7 @@ pub fn cmd_solve(global: &Global, cmd: &SolveCommand, out: &mut impl Write) -> R
     if cmd.show_plan {
         return cmd_solve_plan(global, cmd, out);
     }
-    let solver = Solver::new(global.cache.clone().map(Cache::new), global.memory);
+    let solver = global.solver();
     let bar = SolveBar::new(global);
     let mut results = Vec::new();
     for plan in &cmd.plans {

@@ -335,15 +335,11 @@ fn bad_input_and_memory_refusal() {
     }
 }
 
-/// A solve killed in the middle of a material (SIGKILL: no clean-up runs)
-/// leaves the slices it finished, and the next solve reads them back,
-/// solves the rest, and prints the same document as a solve never
-/// interrupted: KPPvK on one thread, killed once its journal lists 200 of
-/// its 576 slices, its closure solved beforehand.
-#[test]
-fn a_killed_solve_resumes_where_it_stopped() {
+/// The document a solve never interrupted prints (`--quiet --cache-dir
+/// <fresh> ARGS`), and a cache directory holding the solves of its closure
+/// but not of `own`'s material (whose file names start with `own.`).
+fn closure_solved(args: &[&str], own: &str) -> (String, tempfile::TempDir) {
     let whole = tempfile::tempdir().unwrap();
-    let args = ["--json", "--threads", "1", "solve", "KPPvK"];
     let expected = stdout_ok(
         fiftymove()
             .arg("--quiet")
@@ -351,21 +347,45 @@ fn a_killed_solve_resumes_where_it_stopped() {
             .arg(whole.path())
             .args(args),
     );
-    // The closure's solves, without KPPvK's.
     let cache = tempfile::tempdir().unwrap();
     for entry in std::fs::read_dir(whole.path()).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if name.ends_with(".fms") && !name.starts_with("KPPvK.") {
+        if name.ends_with(".fms") && !name.starts_with(&format!("{own}.")) {
             std::fs::copy(&path, cache.path().join(&name)).unwrap();
         }
     }
-    let journal = || {
-        std::fs::read_dir(cache.path())
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.to_string_lossy().ends_with(".journal"))
-    };
+    (expected, cache)
+}
+
+/// The first file of `dir` whose name ends with `suffix`.
+fn file_ending(dir: &std::path::Path, suffix: &str) -> Option<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(suffix))
+}
+
+/// The names of the dot files in `dir` (partial files, journals,
+/// checkpoints): none once a solve is done.
+fn dot_files(dir: &std::path::Path) -> Vec<std::ffi::OsString> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with('.'))
+        .collect()
+}
+
+/// A solve killed in the middle of a material (SIGKILL: no clean-up runs)
+/// leaves the slices it finished, and the next solve reads them back,
+/// solves the rest, and prints the same document as a solve never
+/// interrupted: KPPvK on one thread, killed once its journal lists 200 of
+/// its 576 slices, its closure solved beforehand.
+#[test]
+fn a_killed_solve_resumes_where_it_stopped() {
+    let args = ["--json", "--threads", "1", "solve", "KPPvK"];
+    let (expected, cache) = closure_solved(&args, "KPPvK");
+    let journal = || file_ending(cache.path(), ".journal");
     let mut child = fiftymove()
         .arg("--quiet")
         .arg("--cache-dir")
@@ -408,11 +428,7 @@ fn a_killed_solve_resumes_where_it_stopped() {
     let note = format!("resuming the solve of KPPvK (dtz, rule 50): {kept} of 576 slices");
     assert!(stderr.contains(&note), "{note} not in: {stderr}");
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
-    let left: Vec<_> = std::fs::read_dir(cache.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .filter(|n| n.to_string_lossy().starts_with('.'))
-        .collect();
+    let left = dot_files(cache.path());
     assert!(left.is_empty(), "{left:?}");
 }
 
@@ -433,30 +449,8 @@ fn checkpoint_level(path: &std::path::Path) -> Option<u64> {
 fn a_killed_pawnless_solve_resumes_from_its_checkpoint() {
     let args = ["--json", "--threads", "1", "--checkpoint-every", "0"];
     let solve = ["solve", "KQvKR"];
-    let whole = tempfile::tempdir().unwrap();
-    let expected = stdout_ok(
-        fiftymove()
-            .arg("--quiet")
-            .arg("--cache-dir")
-            .arg(whole.path())
-            .args(["--json"])
-            .args(solve),
-    );
-    // The closure's solves, without KQvKR's.
-    let cache = tempfile::tempdir().unwrap();
-    for entry in std::fs::read_dir(whole.path()).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if name.ends_with(".fms") && !name.starts_with("KQvKR.") {
-            std::fs::copy(&path, cache.path().join(&name)).unwrap();
-        }
-    }
-    let checkpoint = || {
-        std::fs::read_dir(cache.path())
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.to_string_lossy().ends_with(".checkpoint"))
-    };
+    let (expected, cache) = closure_solved(&["--json", "solve", "KQvKR"], "KQvKR");
+    let checkpoint = || file_ending(cache.path(), ".checkpoint");
     let mut child = fiftymove()
         .arg("--quiet")
         .arg("--cache-dir")
@@ -501,10 +495,6 @@ fn a_killed_pawnless_solve_resumes_from_its_checkpoint() {
     );
     assert!(stderr.contains(&note), "{note} not in: {stderr}");
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
-    let left: Vec<_> = std::fs::read_dir(cache.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .filter(|n| n.to_string_lossy().starts_with('.'))
-        .collect();
+    let left = dot_files(cache.path());
     assert!(left.is_empty(), "{left:?}");
 }

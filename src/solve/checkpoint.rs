@@ -54,9 +54,19 @@ const BATCH: usize = 4;
 /// The suffix of a checkpoint's name: `.<file>.<slice>.checkpoint`.
 pub(crate) const SUFFIX: &str = ".checkpoint";
 
-/// Blocks of the first pass between two chances of a checkpoint, at most
-/// this many batches.
-pub(crate) const FIRST_PASS_BATCHES: usize = 64;
+/// Batches of blocks of the first pass, with a chance of a checkpoint after
+/// each: at most this many.
+const FIRST_PASS_BATCHES: usize = 64;
+
+/// The blocks of a batch of the first pass of a slice of `blocks` blocks:
+/// at most [`FIRST_PASS_BATCHES`] batches, and at least four blocks a
+/// thread, so that a small slice (a pawn slice solved alone, in a paged
+/// run) still keeps every thread busy.
+pub(crate) fn first_pass_batch(blocks: usize) -> usize {
+    blocks
+        .div_ceil(FIRST_PASS_BATCHES)
+        .max(4 * rayon::current_num_threads())
+}
 
 /// How far a slice's solve has gone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

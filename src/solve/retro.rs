@@ -33,7 +33,7 @@ use shakmaty::Color;
 use super::{
     board::{Board, Zeroing},
     cache::CacheError,
-    checkpoint::{Checkpoint, Reached, FIRST_PASS_BATCHES},
+    checkpoint::{first_pass_batch, Checkpoint, Reached},
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
     value::{self, Outcome, Waiting, MAX_DEPTH, MAX_LEVEL, NONE},
@@ -202,7 +202,7 @@ pub(crate) fn solve_slice(
     // The first pass, in batches of blocks with a chance of a checkpoint
     // after each (one batch without checkpoints).
     let batch = match checkpoint {
-        Some(_) => blocks.div_ceil(FIRST_PASS_BATCHES).max(1),
+        Some(_) => first_pass_batch(blocks),
         None => blocks.max(1),
     };
     for start in (reached.first_pass..blocks).step_by(batch) {

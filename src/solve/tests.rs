@@ -641,13 +641,12 @@ fn dot_files(dir: &Path) -> Vec<String> {
 /// is left.
 #[test]
 fn a_solve_stopped_after_a_checkpoint_resumes_from_it() {
-    use super::checkpoint::FIRST_PASS_BATCHES;
     let material: Material = "KQvKR".parse().unwrap();
     let blocks = Layout::new(&material)
         .entries
         .div_ceil(super::levels::BLOCK);
-    let batches = blocks.div_ceil(blocks.div_ceil(FIRST_PASS_BATCHES));
-    let batch = blocks.div_ceil(FIRST_PASS_BATCHES);
+    let batch = super::checkpoint::first_pass_batch(blocks);
+    let batches = blocks.div_ceil(batch);
     assert!(batches > 10, "{batches}");
     let base = std::env::temp_dir().join(format!("fiftymove-checkpoint-{}", std::process::id()));
     for (rule, metric) in [

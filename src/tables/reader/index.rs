@@ -535,6 +535,68 @@ impl Encoding {
         }
     }
 
+    /// The ranks of group `g` (not the leading one) from its digit: the
+    /// places of its pieces among the squares the groups before it leave
+    /// free (see [`Encoding::group_free`]), ascending, into
+    /// `ranks[at..at + len]`, `at` being the group's first slot.
+    #[inline]
+    pub(super) fn group_ranks(&self, g: usize, digit: u64, ranks: &mut [u8; MAX]) {
+        let at: usize = self.lens[..g].iter().sum();
+        let mut n = digit;
+        let mut upper = self.group_free(g);
+        for i in (0..self.lens[g]).rev() {
+            let r = largest_below(n, i + 1, upper);
+            n -= binom(r, i + 1);
+            upper = r;
+            ranks[at + i] = r as u8;
+        }
+    }
+
+    /// How many squares the ranks of group `g` (not the leading one) range
+    /// over: those the groups before it leave free (for the second pawn
+    /// group of a pawn table, the 48 pawn squares the leading pawns leave).
+    #[inline]
+    pub(super) fn group_free(&self, g: usize) -> u64 {
+        if self.pp && g == 1 {
+            48 - self.lens[0] as u64
+        } else {
+            64 - self.lens[..g].iter().sum::<usize>() as u64
+        }
+    }
+
+    /// The squares of groups `from..to` (`from` at least 1) from their
+    /// ranks ([`Encoding::group_ranks`]), the squares of the groups before
+    /// `from` being in place: what [`Encoding::fill`] does once it has the
+    /// ranks.
+    #[inline]
+    pub(super) fn place(&self, ranks: &[u8; MAX], from: usize, to: usize, squares: &mut [u8; MAX]) {
+        let mut group_sq: usize = self.lens[..from].iter().sum();
+        let mut sorted = [u8::MAX; MAX];
+        let mut placed = 0;
+        for &sq in &squares[..group_sq] {
+            insert(&mut sorted, placed, sq);
+            placed += 1;
+        }
+        for g in from..to {
+            let len = self.lens[g];
+            let offset: u8 = if self.pp && g == 1 { 8 } else { 0 };
+            for k in group_sq..group_sq + len {
+                let mut sq = ranks[k] + offset;
+                for &p in &sorted[..placed] {
+                    if p <= sq {
+                        sq += 1;
+                    }
+                }
+                squares[k] = sq;
+            }
+            for k in group_sq..group_sq + len {
+                insert(&mut sorted, placed, squares[k]);
+                placed += 1;
+            }
+            group_sq += len;
+        }
+    }
+
     /// Number of placements a canonical placement (`squares` as decoded)
     /// stands for on the full board, for one side to move: 8 images without
     /// pawns (4 when the leading group lies on the a1-h8 diagonal: the

@@ -22,6 +22,51 @@ pub(crate) fn tables_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/syzygy"))
 }
 
+/// The cursor of the walks in index order (which steps each group's ranks
+/// instead of decoding them) gives [`Encoding::decode`]'s squares at every
+/// index it walks: every unit of each such sub-table of every file here up
+/// to 2^24 indices, and every 16th unit of bigger ones (each unit starts
+/// from a decode and steps through 2^15 indices, carries included).
+#[test]
+fn cursor_walks_equal_decode_at_every_index() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(tables_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rtbw" || x == "rtbz"))
+        .collect();
+    files.sort();
+    let mut checked = 0u64;
+    for path in &files {
+        let kind = if path.extension().is_some_and(|x| x == "rtbw") {
+            TableKind::Wdl
+        } else {
+            TableKind::Dtz
+        };
+        let t = SweepTable::open(path, kind).unwrap();
+        for info in &t.layout().subs {
+            let sub = &info.encoding;
+            let units = sub.units();
+            if units.mode() != 0 {
+                continue;
+            }
+            let every = if sub.size <= 1 << 24 { 1 } else { 16 };
+            for unit in (0..units.count).step_by(every) {
+                let Ok(()) = sub.walk(units, unit, |local, squares| {
+                    let mut sq = [0u8; MAX];
+                    sub.decode(local, &mut sq);
+                    assert_eq!(*squares, sq, "{} {local}", path.display());
+                    checked += 1;
+                    Ok::<(), std::convert::Infallible>(())
+                });
+            }
+        }
+    }
+    assert!(
+        checked > 1 << 20,
+        "only {checked} indices walked in index order"
+    );
+}
+
 /// The walks, the location and the image counts against the reader's
 /// own `placement`, `index_of_board` and `multiplicity`, on
 /// every index of small tables (sampled on bigger ones), both files.

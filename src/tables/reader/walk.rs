@@ -12,7 +12,7 @@
 // position, as the Syzygy format defines it; indexed loops say that best.
 #![allow(clippy::needless_range_loop)]
 
-use super::index::{Encoding, MAX_PIECES as MAX};
+use super::index::{decode_lead, Encoding, MAX_PIECES as MAX};
 
 impl Encoding {
     /// Splits the placements into work units for [`Encoding::walk`].
@@ -331,10 +331,15 @@ impl Encoding {
         let digits = Digits::of(self, idx, None);
         let mut squares = [0u8; MAX];
         self.fill(&digits.digits, 0, self.lens.len(), &mut squares, 0);
+        let mut ranks = [0u8; MAX];
+        for g in 1..self.lens.len() {
+            self.group_ranks(g, digits.digits[g], &mut ranks);
+        }
         Cursor {
             codec: self,
             digits,
             squares,
+            ranks,
         }
     }
 
@@ -464,6 +469,14 @@ struct Cursor<'a> {
     digits: Digits,
     /// The squares of the current index, in encoding order.
     squares: [u8; MAX],
+    /// Per slot of the groups after the leading one, its rank among the
+    /// squares the groups before leave free ([`Encoding::group_ranks`]).
+    /// A digit that rises by one steps its group's ranks to their
+    /// successor, and a group whose digit stays keeps them, so a step needs
+    /// no search of the combinatorial number system: decoding was 29% of
+    /// `scan KNNvKNN`'s first pass, where the kings vary fastest and every
+    /// step moved both pairs of knights' squares.
+    ranks: [u8; MAX],
 }
 
 impl Cursor<'_> {
@@ -471,9 +484,52 @@ impl Cursor<'_> {
     #[inline]
     fn advance(&mut self) {
         let c = self.codec;
+        let n = c.lens.len();
         let changed = self.digits.step(&c.radix);
+        let mut at = c.lens[0];
+        for g in 1..n {
+            let len = c.lens[g];
+            if changed & 1 << g != 0 {
+                let ranks = &mut self.ranks[at..at + len];
+                if self.digits.digits[g] == 0 {
+                    for (i, r) in ranks.iter_mut().enumerate() {
+                        *r = i as u8;
+                    }
+                } else {
+                    colex_step(ranks, c.group_free(g) as u8);
+                }
+            }
+            at += len;
+        }
+        // The groups from the first that changed move; the later ones keep
+        // their ranks, but their squares shift with the squares before.
         let low = changed.trailing_zeros() as usize;
-        c.fill(&self.digits.digits, low, c.lens.len(), &mut self.squares, 0);
+        let from = if low == 0 {
+            decode_lead(c.lead, c.lens[0], self.digits.digits[0], &mut self.squares);
+            1
+        } else {
+            low
+        };
+        c.place(&self.ranks, from, n, &mut self.squares);
+    }
+}
+
+/// Steps increasing ranks (below `m`) to their colexicographic successor,
+/// which must exist: the digit of a group rose by one.
+#[inline]
+fn colex_step(r: &mut [u8], m: u8) {
+    let len = r.len();
+    let mut i = 0;
+    while i + 1 < len && r[i] + 1 == r[i + 1] {
+        i += 1;
+    }
+    debug_assert!(
+        i + 1 < len || r[i] + 1 < m,
+        "a group stepped past its last ranks"
+    );
+    r[i] += 1;
+    for (k, rk) in r.iter_mut().enumerate().take(i) {
+        *rk = k as u8;
     }
 }
 

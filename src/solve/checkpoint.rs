@@ -79,6 +79,12 @@ pub(crate) struct Reached {
 }
 
 impl Reached {
+    /// A slice not started.
+    pub(crate) const START: Reached = Reached {
+        first_pass: 0,
+        next_level: 0,
+    };
+
     /// What a note says of it, for a slice of `blocks` blocks.
     pub(crate) fn describe(self, blocks: usize) -> String {
         if self.first_pass < blocks {

@@ -151,33 +151,10 @@ pub(crate) fn solve_slice(
         weight: if layout.has_pawns() { 1 } else { 2 },
     };
     let started = std::time::Instant::now();
-    let reached = match checkpoint.map(|c| (c, c.load(&solver.values))) {
-        None | Some((_, Err(CacheError::Missing))) => None,
-        Some((c, Ok(reached))) => {
-            solver.rebuild_levels(0..reached.first_pass, reached.next_level);
-            progress.note(&format!(
-                "resuming {} from its checkpoint: {}",
-                c.label(),
-                reached.describe(blocks)
-            ));
-            progress.advance(layout.entries.min(reached.first_pass * BLOCK) as u64);
-            Some(reached)
-        }
-        Some((_, Err(CacheError::Damaged(why)))) => {
-            progress.note(&format!(
-                "damaged checkpoint, solving the slice from the start: {why}"
-            ));
-            for values in &solver.values {
-                values.par_iter().for_each(|v| v.store(NONE, Relaxed));
-            }
-            None
-        }
-        Some((c, Err(CacheError::Io(e)))) => return Err(super::cache_error(c.path(), e)),
+    let reached = match checkpoint {
+        Some(c) => solver.take_up(c, progress)?,
+        None => Reached::START,
     };
-    let reached = reached.unwrap_or(Reached {
-        first_pass: 0,
-        next_level: 0,
-    });
     // Saves the values if a checkpoint is due.
     let mut saved = std::time::Instant::now();
     // Checkpoints written and the time they took (for the debug line).
@@ -354,6 +331,38 @@ impl Solver<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Takes up the checkpoint a killed solve of this slice left, if any:
+    /// its values, and the sets of blocks with work that follow from them.
+    /// Returns how far it had gone (nowhere without one, or with a damaged
+    /// one, which is noted and dropped).
+    fn take_up(&self, c: &Checkpoint, progress: &dyn super::Progress) -> Result<Reached> {
+        match c.load(&self.values) {
+            Ok(reached) => {
+                self.rebuild_levels(0..reached.first_pass, reached.next_level);
+                let blocks = self.layout.entries.div_ceil(BLOCK);
+                progress.note(&format!(
+                    "resuming {} from its checkpoint: {}",
+                    c.label(),
+                    reached.describe(blocks)
+                ));
+                let done = self.layout.entries.min(reached.first_pass * BLOCK);
+                progress.advance(done as u64);
+                Ok(reached)
+            }
+            Err(CacheError::Missing) => Ok(Reached::START),
+            Err(CacheError::Damaged(why)) => {
+                progress.note(&format!(
+                    "damaged checkpoint, solving the slice from the start: {why}"
+                ));
+                for values in &self.values {
+                    values.par_iter().for_each(|v| v.store(NONE, Relaxed));
+                }
+                Ok(Reached::START)
+            }
+            Err(CacheError::Io(e)) => Err(super::cache_error(c.path(), e)),
+        }
     }
 
     /// Makes the sets of blocks with work at each level from the values of

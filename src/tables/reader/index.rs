@@ -496,43 +496,11 @@ impl Encoding {
             decode_lead(self.lead, self.lens[0], digits[0], squares);
         }
         let first = from.max(1);
-        let mut group_sq: usize = self.lens[..first].iter().sum();
-        // The squares placed so far, sorted (insertion sort on a
-        // fixed-size array: no memcpy, no allocation).
-        let mut sorted = [u8::MAX; MAX];
-        let mut placed = 0;
-        for k in occupied_from..group_sq {
-            insert(&mut sorted, placed, squares[k]);
-            placed += 1;
-        }
+        let mut ranks = [0usize; MAX];
         for g in first..to {
-            let len = self.lens[g];
-            let offset: u8 = if self.pp && g == 1 { 8 } else { 0 };
-            let free = if self.pp && g == 1 {
-                48 - self.lens[0] as u64
-            } else {
-                64 - group_sq as u64
-            };
-            let mut n = digits[g];
-            let mut upper = free;
-            for i in (0..len).rev() {
-                let r = largest_below(n, i + 1, upper);
-                n -= binom(r, i + 1);
-                upper = r;
-                let mut sq = r as u8 + offset;
-                for &p in &sorted[..placed] {
-                    if p <= sq {
-                        sq += 1;
-                    }
-                }
-                squares[group_sq + i] = sq;
-            }
-            for k in group_sq..group_sq + len {
-                insert(&mut sorted, placed, squares[k]);
-                placed += 1;
-            }
-            group_sq += len;
+            self.group_ranks(g, digits[g], &mut ranks);
         }
+        self.place(&ranks, first, to, squares, occupied_from);
     }
 
     /// The ranks of group `g` (not the leading one) from its digit: the
@@ -540,15 +508,15 @@ impl Encoding {
     /// free (see [`Encoding::group_free`]), ascending, into
     /// `ranks[at..at + len]`, `at` being the group's first slot.
     #[inline]
-    pub(super) fn group_ranks(&self, g: usize, digit: u64, ranks: &mut [u8; MAX]) {
+    pub(super) fn group_ranks(&self, g: usize, digit: u64, ranks: &mut [usize; MAX]) {
         let at: usize = self.lens[..g].iter().sum();
         let mut n = digit;
-        let mut upper = self.group_free(g);
+        let mut upper = self.group_free(g) as u64;
         for i in (0..self.lens[g]).rev() {
             let r = largest_below(n, i + 1, upper);
             n -= binom(r, i + 1);
             upper = r;
-            ranks[at + i] = r as u8;
+            ranks[at + i] = r as usize;
         }
     }
 
@@ -556,24 +524,35 @@ impl Encoding {
     /// over: those the groups before it leave free (for the second pawn
     /// group of a pawn table, the 48 pawn squares the leading pawns leave).
     #[inline]
-    pub(super) fn group_free(&self, g: usize) -> u64 {
+    pub(super) fn group_free(&self, g: usize) -> usize {
         if self.pp && g == 1 {
-            48 - self.lens[0] as u64
+            48 - self.lens[0]
         } else {
-            64 - self.lens[..g].iter().sum::<usize>() as u64
+            64 - self.lens[..g].iter().sum::<usize>()
         }
     }
 
     /// The squares of groups `from..to` (`from` at least 1) from their
     /// ranks ([`Encoding::group_ranks`]), the squares of the groups before
-    /// `from` being in place: what [`Encoding::fill`] does once it has the
-    /// ranks.
+    /// `from` being in place, on a board without the squares of the slots
+    /// before `occupied_from` (0: the whole board; it must not exceed the
+    /// slots of groups before `from`): the squares of the slots from there
+    /// on occupy it.
     #[inline]
-    pub(super) fn place(&self, ranks: &[u8; MAX], from: usize, to: usize, squares: &mut [u8; MAX]) {
+    pub(super) fn place(
+        &self,
+        ranks: &[usize; MAX],
+        from: usize,
+        to: usize,
+        squares: &mut [u8; MAX],
+        occupied_from: usize,
+    ) {
         let mut group_sq: usize = self.lens[..from].iter().sum();
+        // The squares placed so far, sorted (insertion sort on a
+        // fixed-size array: no memcpy, no allocation).
         let mut sorted = [u8::MAX; MAX];
         let mut placed = 0;
-        for &sq in &squares[..group_sq] {
+        for &sq in &squares[occupied_from..group_sq] {
             insert(&mut sorted, placed, sq);
             placed += 1;
         }
@@ -581,7 +560,7 @@ impl Encoding {
             let len = self.lens[g];
             let offset: u8 = if self.pp && g == 1 { 8 } else { 0 };
             for k in group_sq..group_sq + len {
-                let mut sq = ranks[k] + offset;
+                let mut sq = ranks[k] as u8 + offset;
                 for &p in &sorted[..placed] {
                     if p <= sq {
                         sq += 1;

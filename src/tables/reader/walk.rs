@@ -265,7 +265,7 @@ impl Encoding {
                 self.walk_others(g + 1, slot, occ | bits, range, squares, fresh, f)?;
             }
             rank += 1;
-            if !colex_next(&mut r, len, m) || (g == range.0 && rank >= range.1.end) {
+            if !colex_next(&mut r[..len], m) || (g == range.0 && rank >= range.1.end) {
                 return Ok(());
             }
         }
@@ -331,7 +331,7 @@ impl Encoding {
         let digits = Digits::of(self, idx, None);
         let mut squares = [0u8; MAX];
         self.fill(&digits.digits, 0, self.lens.len(), &mut squares, 0);
-        let mut ranks = [0u8; MAX];
+        let mut ranks = [0usize; MAX];
         for g in 1..self.lens.len() {
             self.group_ranks(g, digits.digits[g], &mut ranks);
         }
@@ -361,12 +361,7 @@ impl Encoding {
         // The digit's squares, by rank r, are the free squares from the
         // group's offset on (as `fill` maps them).
         let offset: u8 = if self.pp && g == 1 { 8 } else { 0 };
-        let free_count = if self.pp && g == 1 {
-            48 - self.lens[0]
-        } else {
-            64 - placed
-        };
-        let (free, m) = free_squares(occ, offset, free_count);
+        let (free, m) = free_squares(occ, offset, self.group_free(g));
         // The group's ranks r[0] < r[1] < ..., in colexicographic order,
         // which is the order of the digit sum(binom(r[i], i + 1)).
         let mut r = [0usize; MAX];
@@ -389,18 +384,19 @@ impl Encoding {
                 self.walk_group(g + 1, placed + len, occ | bits, at, squares, f)?;
             }
             digit += 1;
-            if !colex_next(&mut r, len, m) {
+            if !colex_next(&mut r[..len], m) {
                 return Ok(());
             }
         }
     }
 }
 
-/// Steps the ranks `r[..len]` (increasing, below `m`) of a group's
-/// squares to their colexicographic successor: raises the lowest rank
-/// that can rise and resets the ones below it. `false` after the last.
+/// Steps the ranks `r` (increasing, below `m`) of a group's squares to
+/// their colexicographic successor: raises the lowest rank that can rise
+/// and resets the ones below it. `false` after the last.
 #[inline]
-fn colex_next(r: &mut [usize; MAX], len: usize, m: usize) -> bool {
+fn colex_next(r: &mut [usize], m: usize) -> bool {
+    let len = r.len();
     let mut i = 0;
     while i < len && r[i] + 1 == if i + 1 < len { r[i + 1] } else { m } {
         i += 1;
@@ -476,7 +472,7 @@ struct Cursor<'a> {
     /// no search of the combinatorial number system: decoding was 29% of
     /// `scan KNNvKNN`'s first pass, where the kings vary fastest and every
     /// step moved both pairs of knights' squares.
-    ranks: [u8; MAX],
+    ranks: [usize; MAX],
 }
 
 impl Cursor<'_> {
@@ -493,10 +489,12 @@ impl Cursor<'_> {
                 let ranks = &mut self.ranks[at..at + len];
                 if self.digits.digits[g] == 0 {
                     for (i, r) in ranks.iter_mut().enumerate() {
-                        *r = i as u8;
+                        *r = i;
                     }
                 } else {
-                    colex_step(ranks, c.group_free(g) as u8);
+                    // The digit rose by one: the successor exists.
+                    let stepped = colex_next(ranks, c.group_free(g));
+                    debug_assert!(stepped, "a group stepped past its last ranks");
                 }
             }
             at += len;
@@ -510,26 +508,7 @@ impl Cursor<'_> {
         } else {
             low
         };
-        c.place(&self.ranks, from, n, &mut self.squares);
-    }
-}
-
-/// Steps increasing ranks (below `m`) to their colexicographic successor,
-/// which must exist: the digit of a group rose by one.
-#[inline]
-fn colex_step(r: &mut [u8], m: u8) {
-    let len = r.len();
-    let mut i = 0;
-    while i + 1 < len && r[i] + 1 == r[i + 1] {
-        i += 1;
-    }
-    debug_assert!(
-        i + 1 < len || r[i] + 1 < m,
-        "a group stepped past its last ranks"
-    );
-    r[i] += 1;
-    for (k, rk) in r.iter_mut().enumerate().take(i) {
-        *rk = k as u8;
+        c.place(&self.ranks, from, n, &mut self.squares, 0);
     }
 }
 

@@ -126,6 +126,38 @@ impl Filter {
         }
     }
 
+    /// Whether a position whose pawns stand on `pawns` (each pawn's colour
+    /// and square) can meet the condition: what the condition asks of the
+    /// pawns alone, so that every position that meets it passes (a solve
+    /// then covers only the slices of such pawns; see
+    /// [`crate::solve::SolvePlan::pawns`]).
+    pub fn pawns_can_match(&self, pawns: &[(Color, Square)]) -> bool {
+        let pawn_at = |sq: Square, color: Color| pawns.contains(&(color, sq));
+        match self {
+            Filter::PawnOnRelativeRank(rank) => pawns
+                .iter()
+                .any(|&(c, sq)| relative_rank(sq, c) == u32::from(*rank)),
+            // A pawn on or behind the line, with no pawn on the square in
+            // front (the knight's).
+            Filter::KnightBlockadesPawnBehindTroitskyLine(on) => {
+                *on && pawns.iter().any(|&(color, sq)| {
+                    relative_rank(sq, color) <= TROITSKY_LINE[sq.file().to_usize()]
+                        && in_front(sq, color)
+                            .is_some_and(|f| !pawn_at(f, Color::White) && !pawn_at(f, Color::Black))
+                })
+            }
+            // The rook side's pawn on a2 or h2, the other's in front of it.
+            Filter::KrpKbpA2A3(on) => {
+                *on && pawns.iter().any(|&(rook_side, sq)| {
+                    matches!(sq.file().char(), 'a' | 'h')
+                        && relative_rank(sq, rook_side) == 2
+                        && in_front(sq, rook_side).is_some_and(|f| pawn_at(f, !rook_side))
+                })
+            }
+            Filter::BishopsOnOppositeColours(on) => *on,
+        }
+    }
+
     /// The squares of pawns this condition freezes, in the material as the
     /// claim writes it (the rook side White): the 1982 KRP v KBP set-up
     /// blocks the pawns on a2 and a3 (its h2/h3 form is the same slice
@@ -189,6 +221,105 @@ mod tests {
 
     fn pos(fen: &str) -> Chess {
         parse_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+    }
+
+    /// Every placement a condition accepts has pawns that
+    /// [`Filter::pawns_can_match`] accepts (a solve of those slices alone
+    /// would miss it otherwise), and the pawn condition rules placements
+    /// out: each condition over every placement of its units that matter
+    /// (the kings stand anywhere else; no condition looks at them). A pawn
+    /// on its rank is a condition on the pawns alone, so there the two
+    /// agree exactly.
+    #[test]
+    fn the_pawn_condition_holds_for_every_placement_a_filter_accepts() {
+        use shakmaty::{Board, Piece};
+        let pawn = |c: Color| Piece {
+            color: c,
+            role: Role::Pawn,
+        };
+        let pawn_squares = || (8u32..56).map(Square::new);
+        let check = |f: &Filter, units: &[(Piece, Square)], tally: &mut [u64; 3]| {
+            let mut board = Board::empty();
+            for (i, &(piece, sq)) in units.iter().enumerate() {
+                if units[..i].iter().any(|(_, s)| *s == sq) {
+                    return;
+                }
+                board.set_piece_at(sq, piece);
+            }
+            let pawns: Vec<(Color, Square)> = units
+                .iter()
+                .filter(|(p, _)| p.role == Role::Pawn)
+                .map(|(p, sq)| (p.color, *sq))
+                .collect();
+            let (matches, can) = (f.matches_board(&board), f.pawns_can_match(&pawns));
+            assert!(!matches || can, "{f:?}: {units:?}");
+            tally[0] += u64::from(matches);
+            tally[1] += u64::from(can);
+            tally[2] += 1;
+        };
+        // A pawn on its rank, of either colour, beside another pawn.
+        for rank in 2..=7 {
+            let f = Filter::PawnOnRelativeRank(rank);
+            let mut tally = [0; 3];
+            for w in pawn_squares() {
+                for b in pawn_squares() {
+                    let units = [(pawn(Color::White), w), (pawn(Color::Black), b)];
+                    check(&f, &units, &mut tally);
+                }
+            }
+            assert_eq!(tally[0], tally[1], "rank {rank}: exact");
+            assert!(0 < tally[0] && tally[0] < tally[2], "{tally:?}");
+        }
+        // Troitsky: a pawn, the enemy knight anywhere, and another pawn of
+        // either colour anywhere or none.
+        let f = Filter::KnightBlockadesPawnBehindTroitskyLine(true);
+        let mut tally = [0; 3];
+        for c in Color::ALL {
+            let knight = Piece {
+                color: !c,
+                role: Role::Knight,
+            };
+            for p in pawn_squares() {
+                for n in (0..64).map(Square::new) {
+                    let units = [(pawn(c), p), (knight, n)];
+                    check(&f, &units, &mut tally);
+                    for (other, q) in Color::ALL
+                        .into_iter()
+                        .flat_map(|o| pawn_squares().map(move |q| (o, q)))
+                    {
+                        check(
+                            &f,
+                            &[(pawn(c), p), (knight, n), (pawn(other), q)],
+                            &mut tally,
+                        );
+                    }
+                }
+            }
+        }
+        assert!(0 < tally[0] && tally[1] < tally[2], "{tally:?}");
+        // 1982 KRP v KBP: the rook side's pawn, the other's pawn and bishop
+        // anywhere (the rook is needed, and stands on h8 or h1).
+        let f = Filter::KrpKbpA2A3(true);
+        let mut tally = [0; 3];
+        for c in Color::ALL {
+            let rook = Piece {
+                color: c,
+                role: Role::Rook,
+            };
+            let bishop = Piece {
+                color: !c,
+                role: Role::Bishop,
+            };
+            for p in pawn_squares() {
+                for q in pawn_squares() {
+                    for b in (0..64).map(Square::new) {
+                        let units = [(rook, Square::H8), (pawn(c), p), (pawn(!c), q), (bishop, b)];
+                        check(&f, &units, &mut tally);
+                    }
+                }
+            }
+        }
+        assert!(0 < tally[0] && tally[1] < tally[2], "{tally:?}");
     }
 
     #[test]

@@ -516,6 +516,13 @@ impl<'a> Sources<'a> {
                     std::sync::Arc::new(move |b: &shakmaty::Board| f.matches_board(b))
                         as solve::BoardFilter
                 }),
+                // The slices the filter's positions lie in, and what they
+                // reach, are all a claim about some positions needs.
+                pawns: r.filter.clone().map(|f| {
+                    std::sync::Arc::new(move |p: &[(shakmaty::Color, shakmaty::Square)]| {
+                        f.pawns_can_match(p)
+                    }) as solve::PawnFilter
+                }),
             })
             .collect()
     }

@@ -382,6 +382,14 @@ impl Layout {
         (code != u32::MAX).then_some((code >> 1) as usize)
     }
 
+    /// The white and the black pawns' squares of slice `slice` (the
+    /// canonical one of a slice and its mirror image), ascending.
+    pub(crate) fn slice_pawns(&self, slice: usize) -> (Vec<u8>, Vec<u8>) {
+        let pawns = &self.slices[slice].pawns;
+        let (white, black) = pawns.split_at(self.white_pawns);
+        (white.to_vec(), black.to_vec())
+    }
+
     /// Total entries over all slices.
     pub(crate) fn total_entries(&self) -> usize {
         self.entries * self.slices.len()

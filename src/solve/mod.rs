@@ -118,19 +118,32 @@ pub struct SolvePlan {
     pub raw: bool,
     /// Count only the positions this accepts (a rule's condition), if set.
     pub filter: Option<BoardFilter>,
+    /// The pawns the positions `filter` accepts can have, if known: a
+    /// material with pawns is then solved only in the slices of such pawns
+    /// and those their moves reach (with [`Solver::stats_many`], when every
+    /// plan gives this). It must accept the pawns of every position that
+    /// `filter` accepts; the counts would miss positions otherwise.
+    pub pawns: Option<PawnFilter>,
 }
 
 /// A condition on positions, on the board as the material is written (a
 /// claim's filter, say).
 pub type BoardFilter = Arc<dyn Fn(&shakmaty::Board) -> bool + Send + Sync>;
 
-impl std::fmt::Debug for SolvePlanFilter<'_> {
+/// A condition on the pawns of a position (each pawn's colour and square, as
+/// the material is written) that every position some [`BoardFilter`]
+/// accepts meets: the pawn on the seventh rank of "KQP v KQ with the pawn on
+/// the seventh rank".
+pub type PawnFilter = Arc<dyn Fn(&[(shakmaty::Color, shakmaty::Square)]) -> bool + Send + Sync>;
+
+impl std::fmt::Debug for Given {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() { "<filter>" } else { "none" })
+        f.write_str(if self.0 { "<filter>" } else { "none" })
     }
 }
 
-struct SolvePlanFilter<'a>(&'a Option<BoardFilter>);
+/// Whether a plan's filter is given (a closure has no `Debug` of its own).
+struct Given(bool);
 
 impl std::fmt::Debug for SolvePlan {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -140,7 +153,8 @@ impl std::fmt::Debug for SolvePlan {
             .field("metric", &self.metric)
             .field("shard", &self.shard)
             .field("raw", &self.raw)
-            .field("filter", &SolvePlanFilter(&self.filter))
+            .field("filter", &Given(self.filter.is_some()))
+            .field("pawns", &Given(self.pawns.is_some()))
             .finish()
     }
 }
@@ -510,9 +524,15 @@ impl Solver {
             ));
         }
         first.validate()?;
-        let memory = self.check_memory(&first.material, first.metric)?;
         let target = first.material.normalized();
         let layout = Layout::new(&target);
+        if let Some(starts) = start_slices(plans, &layout) {
+            let pawns: Vec<(Vec<u8>, Vec<u8>)> =
+                starts.iter().map(|&s| layout.slice_pawns(s)).collect();
+            let order = reach_order(vec![target], reach::reach_slices(&target, &pawns));
+            return self.slices_stats(plans, order, progress);
+        }
+        let memory = self.check_memory(&first.material, first.metric)?;
         let countings: Vec<Counting> = plans.iter().map(|p| p.counting(&layout)).collect();
         let mut run = Run::new(self, first.rule, first.metric, memory)?;
         let order = closure(&first.material);
@@ -530,16 +550,76 @@ impl Solver {
             }
             run.release(&order[i + 1..]);
         }
-        for (stats, plan) in all.iter_mut().zip(plans) {
-            stats.shard = plan.shard;
-            if plan.metric == Metric::Dtr {
-                stats.white.count_rules();
-                stats.black.count_rules();
-            }
-            stats.engine = Some("solve".to_owned());
-            stats.rule = Some(plan.rule);
-            stats.metric = Some(plan.metric);
+        finish_documents(&mut all, plans);
+        Ok(all)
+    }
+
+    /// The statistics of `plans` (of one material, rule and metric) from a
+    /// solve of the materials and slices of `order` alone (each after what
+    /// it reads, the plans' material last, in the slices that hold every
+    /// position the plans count).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] over the limit; the solver's errors otherwise.
+    fn slices_stats(
+        &self,
+        plans: &[SolvePlan],
+        order: Vec<(Material, Option<BTreeSet<usize>>)>,
+        progress: &dyn Progress,
+    ) -> Result<Vec<ScanStats>> {
+        let first = &plans[0];
+        let (rule, metric) = (first.rule, first.metric);
+        let target = first.material.normalized();
+        let layout = Layout::new(&target);
+        // The most memory at any step: the tables still needed then, and the
+        // step's own working set (tables are dropped once nothing left
+        // reads them).
+        let keeps_of = Keeps::of(metric);
+        let table_bytes = |m: &Material, only: &Option<BTreeSet<usize>>| {
+            let l = Layout::new(m);
+            let slices = only.as_ref().map_or(l.slices.len(), BTreeSet::len);
+            Table::bytes_of_slices(&l, keeps_of, slices)
+        };
+        let mut needed = 0u64;
+        for (i, (m, only)) in order.iter().enumerate() {
+            let wanted: std::collections::HashSet<String> = order[i..]
+                .iter()
+                .flat_map(|(m, _)| m.children())
+                .map(|m| m.table_name())
+                .collect();
+            let alive: u64 = order[..i]
+                .iter()
+                .filter(|(m, _)| wanted.contains(&m.table_name()))
+                .map(|(m, only)| table_bytes(m, only))
+                .sum();
+            let working = table_bytes(m, only)
+                + Self::working_bytes_of(&Layout::new(m), metric, only.as_ref());
+            needed = needed.max(alive + working + PROCESS_BYTES);
         }
+        self.refuse_over_limit(needed, format!("solve {} (some slices)", first.material))?;
+        let mut run = Run::new(
+            self,
+            rule,
+            metric,
+            MemoryPlan {
+                bytes: needed,
+                pages: None,
+                within: None,
+            },
+        )?;
+        let countings: Vec<Counting> = plans.iter().map(|p| p.counting(&layout)).collect();
+        let mut all: Vec<ScanStats> = countings.iter().map(Counting::empty).collect();
+        let still: Vec<Material> = order.iter().map(|(m, _)| *m).collect();
+        for (i, (m, only)) in order.iter().enumerate() {
+            let counting: &[Counting] = if *m == target { &countings } else { &[] };
+            let parts = run.material(m, i, order.len(), counting, only.as_ref(), progress)?;
+            if *m == target {
+                all = parts;
+            }
+            run.release(&still[i + 1..]);
+        }
+        finish_documents(&mut all, plans);
         Ok(all)
     }
 
@@ -628,15 +708,12 @@ impl Solver {
     }
 }
 
-/// The materials a slice of frozen pawns of `material` leads to: those
-/// one capture away (a frozen pawn moves only by capturing, and no pawn
-/// promotes before one does), and their closures, in solving order.
-///
-/// The order is depth first (each material right after what it reads),
-/// so that a table can be dropped soon after its last reader is solved:
-/// with the closure sorted by size instead, every 5-piece table of a
-/// KRPvKBP slice would be held at once (some 25 GiB for DTR).
-fn frozen_closure(material: &Material) -> Vec<Material> {
+/// `roots` and every material their captures and promotions reach,
+/// normalised, depth first: each right after what it reads, so that a table
+/// can be dropped soon after its last reader is solved. With the closure
+/// sorted by size instead, every 5-piece table of a KRPvKBP slice would be
+/// held at once (some 25 GiB for DTR).
+fn depth_first(roots: Vec<Material>) -> Vec<Material> {
     fn visit(m: Material, order: &mut Vec<Material>, seen: &mut std::collections::HashSet<String>) {
         if !m.has_table() || !seen.insert(m.table_name()) {
             return;
@@ -648,16 +725,23 @@ fn frozen_closure(material: &Material) -> Vec<Material> {
     }
     let mut order = Vec::new();
     let mut seen = std::collections::HashSet::new();
+    for root in roots {
+        visit(root, &mut order, &mut seen);
+    }
+    order
+}
+
+/// The materials one capture away from `material`, normalised, by name: a
+/// slice of frozen pawns leads to them alone (a frozen pawn moves only by
+/// capturing, and no pawn promotes before one does).
+fn frozen_roots(material: &Material) -> Vec<Material> {
     let mut captures: Vec<Material> = material
         .captures()
         .iter()
         .map(Material::normalized)
         .collect();
     captures.sort_by_key(Material::table_name);
-    for child in captures {
-        visit(child, &mut order, &mut seen);
-    }
-    order
+    captures
 }
 
 /// What the solve of the slice of `material` (as written) whose pawns are
@@ -672,27 +756,77 @@ pub fn frozen_reach(
     let written: Vec<(shakmaty::Color, u8)> = pawns.iter().map(|(c, s)| (*c, *s as u8)).collect();
     let reached = reach::reach(material, &written)?;
     Some(
-        reach_order(material, reached)
+        reach_order(frozen_roots(material), reached)
             .into_iter()
             .map(|(m, only)| (m, only.map(|o| o.len())))
             .collect(),
     )
 }
 
-/// The materials a slice of frozen pawns of `material` reaches, each with
-/// the slices needed (`None`: whole), in the depth-first order of
-/// [`frozen_closure`] (each right after what it reads, so that tables are
-/// dropped soon). Every material reached is in that closure (a search step
-/// is a capture or promotion, as [`Material::children`] lists them); one
-/// left out would stop the solve at its first exit into it.
+/// The materials `reached` holds, each with the slices needed (`None`:
+/// whole), in the order of [`depth_first`] from `roots`. Every material
+/// reached is in that order (a search step is a capture or promotion, as
+/// [`Material::children`] lists them); one left out would stop the solve at
+/// its first exit into it.
 fn reach_order(
-    material: &Material,
+    roots: Vec<Material>,
     mut reached: reach::Reach,
 ) -> Vec<(Material, Option<BTreeSet<usize>>)> {
-    frozen_closure(material)
+    depth_first(roots)
         .iter()
         .filter_map(|m| reached.needed.remove(&m.table_name()))
         .collect()
+}
+
+/// The slices of `layout` (the plans' material) that hold every position
+/// `plans` count, where each plan says which pawns its positions can have
+/// ([`SolvePlan::pawns`]); `None` to solve the material whole (no pawns, a
+/// plan without the condition, or every slice wanted). The counting reads
+/// a slice's positions in its own placement of the pawns (of a placement
+/// and its mirror image, the one the slice keeps), and so does this.
+fn start_slices(plans: &[SolvePlan], layout: &Layout) -> Option<BTreeSet<usize>> {
+    if !layout.has_pawns() {
+        return None;
+    }
+    let conditions: Vec<&PawnFilter> = plans
+        .iter()
+        .map(|p| p.pawns.as_ref())
+        .collect::<Option<_>>()?;
+    let flipped = plans[0].material.is_flipped_in_table();
+    let starts: BTreeSet<usize> = (0..layout.slices.len())
+        .filter(|&s| {
+            let (white, black) = layout.slice_pawns(s);
+            // In the colours as written: a material flipped in its table
+            // has them swapped, and the board turned over.
+            let (turn, ours, theirs) = if flipped {
+                (56, &black, &white)
+            } else {
+                (0, &white, &black)
+            };
+            let written: Vec<(shakmaty::Color, shakmaty::Square)> = ours
+                .iter()
+                .map(|&sq| (shakmaty::Color::White, sq))
+                .chain(theirs.iter().map(|&sq| (shakmaty::Color::Black, sq)))
+                .map(|(c, sq)| (c, shakmaty::Square::new(u32::from(sq ^ turn))))
+                .collect();
+            conditions.iter().any(|c| c(&written))
+        })
+        .collect();
+    (!starts.is_empty() && starts.len() < layout.slices.len()).then_some(starts)
+}
+
+/// Fills in what the plans' documents say of how they were made.
+fn finish_documents(all: &mut [ScanStats], plans: &[SolvePlan]) {
+    for (stats, plan) in all.iter_mut().zip(plans) {
+        stats.shard = plan.shard;
+        if plan.metric == Metric::Dtr {
+            stats.white.count_rules();
+            stats.black.count_rules();
+        }
+        stats.engine = Some("solve".to_owned());
+        stats.rule = Some(plan.rule);
+        stats.metric = Some(plan.metric);
+    }
 }
 
 impl Solver {
@@ -731,7 +865,6 @@ impl Solver {
             return Err(Error::Usage("a solve needs a plan".into()));
         };
         let material = first.material;
-        let (rule, metric) = (first.rule, first.metric);
         let target = material.normalized();
         let flipped = material.is_flipped_in_table();
         let layout = Layout::new(&target);
@@ -770,8 +903,8 @@ impl Solver {
             *x = i as u8;
         }
         let (slice, _) = layout.locate(&sq).ok_or_else(|| bad("the pawns overlap"))?;
-        let order = if whole_exits {
-            frozen_closure(&material)
+        let mut order = if whole_exits {
+            depth_first(frozen_roots(&material))
                 .into_iter()
                 .map(|m| (m, None))
                 .collect()
@@ -780,92 +913,10 @@ impl Solver {
                 pawns.iter().map(|(c, s)| (*c, *s as u8)).collect();
             let reached = reach::reach(&material, &written)
                 .ok_or_else(|| bad("a pawn that can push is not frozen"))?;
-            reach_order(&material, reached)
+            reach_order(frozen_roots(&material), reached)
         };
-        // The most memory at any step: the tables still needed then, and the
-        // step's own working set (tables are dropped once nothing left
-        // reads them).
-        let keeps_of = Keeps::of(metric);
-        let table_bytes = |m: &Material, only: &Option<BTreeSet<usize>>| {
-            let l = Layout::new(m);
-            let slices = only.as_ref().map_or(l.slices.len(), BTreeSet::len);
-            Table::bytes_of_slices(&l, keeps_of, slices)
-        };
-        let mut needed = 0u64;
-        for i in 0..=order.len() {
-            let mut still: Vec<Material> = order[i..].iter().map(|(m, _)| *m).collect();
-            still.push(target);
-            let wanted: std::collections::HashSet<String> = still
-                .iter()
-                .flat_map(|m| m.children())
-                .map(|m| m.table_name())
-                .collect();
-            let alive: u64 = order[..i]
-                .iter()
-                .filter(|(m, _)| wanted.contains(&m.table_name()))
-                .map(|(m, only)| table_bytes(m, only))
-                .sum();
-            let working = match order.get(i) {
-                Some((m, only)) => {
-                    let l = Layout::new(m);
-                    table_bytes(m, only) + Self::working_bytes_of(&l, metric, only.as_ref())
-                }
-                None => Self::slice_entry_bytes(metric) * layout.entries as u64,
-            };
-            needed = needed.max(alive + working + PROCESS_BYTES);
-        }
-        self.refuse_over_limit(needed, format!("solve {material} (frozen pawns)"))?;
-        let mut run = Run::new(
-            self,
-            rule,
-            metric,
-            MemoryPlan {
-                bytes: needed,
-                pages: None,
-                within: None,
-            },
-        )?;
-        for (i, (m, only)) in order.iter().enumerate() {
-            run.material(m, i, order.len() + 1, &[], only.as_ref(), progress)?;
-            let mut still: Vec<Material> = order[i + 1..].iter().map(|(m, _)| *m).collect();
-            still.push(target);
-            run.release(&still);
-        }
-        progress.stage(
-            &format!(
-                "solve {} (frozen pawns, {})",
-                target.table_name(),
-                describe(rule, metric)
-            ),
-            order.len(),
-            order.len() + 1,
-            layout.entries as u64,
-        );
-        let keeps = Keeps::of(metric);
-        let own = Table::unused(layout.clone(), rule, keeps);
-        let tables = &run.tables;
-        let lookup = |m: &Material| tables.get(&m.table_name()).map(|t| &**t);
-        let exits = MaterialExits::new(&layout, &own, rule, keeps, &lookup);
-        let values = if metric == Metric::Dtr {
-            let plain = MaterialExits::new(&layout, &own, rule, keeps, &lookup).without_rule();
-            let no_rule = solve_slice(&layout, slice, &plain, progress, None)?;
-            dtr::solve_slice_dtr(&layout, slice, &no_rule, &exits)?
-        } else {
-            solve_slice(&layout, slice, &exits, progress, None)?
-        };
-        let mut out = Vec::new();
-        for p in plans {
-            let mut stats = p.counting(&layout).slice(&layout, slice, &values);
-            if metric == Metric::Dtr {
-                stats.white.count_rules();
-                stats.black.count_rules();
-            }
-            stats.engine = Some("solve".to_owned());
-            stats.rule = Some(rule);
-            stats.metric = Some(metric);
-            out.push(stats);
-        }
-        Ok(out)
+        order.push((target, Some(BTreeSet::from([slice]))));
+        self.slices_stats(plans, order, progress)
     }
 }
 

@@ -1,12 +1,15 @@
-//! Which slices of which materials a slice of frozen pawns can lead to.
+//! Which slices of which materials some slices of a material can lead to.
 //!
 //! A slice of frozen pawns (KRP(a2) v KBP(a3), say) reaches only a few of
 //! the slices of the pawn materials below it: after BxR the pawns still
 //! stand on a2 and a3, and after a2xb3 the white pawn walks the b-file. So
 //! instead of solving every pawn material of the closure whole (KRPvKP
 //! alone has 1,128 slices, and its whole DTR solve 23.8 GiB by the memory
-//! bound), the solver solves just the slices that can be reached.
-//! Pawnless materials are one slice each and are solved whole.
+//! bound), the solver solves just the slices that can be reached. The same
+//! holds for the slices a claim reads (KQP v KQ with the pawn on the
+//! seventh rank: the pawn's only move promotes, so four of the material's
+//! 24 slices), with the slices of the material itself that its pawn moves
+//! reach. Pawnless materials are one slice each and are solved whole.
 //!
 //! The search works on the pawns alone and errs on the generous side: a
 //! pawn may capture diagonally whenever the other side has a unit to lose,
@@ -198,17 +201,16 @@ impl State {
 }
 
 /// The materials (normalised table names, with their material) and slices
-/// a slice of frozen pawns leads to, its own material left out: `None`
-/// for a material needed whole (pawnless ones), else the slices needed.
+/// some slices lead to: `None` for a material needed whole (pawnless
+/// ones), else the slices needed.
 pub(crate) struct Reach {
     /// Per table name: the material and the slices needed (`None`: whole).
     pub(crate) needed: BTreeMap<String, (Material, Option<BTreeSet<usize>>)>,
 }
 
-/// What the slice of `material` (as written) with `pawns` (`(colour,
-/// square)`, as written) reaches. `None` if the search finds another
-/// slice of `material` itself, so that its pawns are not frozen.
-pub(crate) fn reach(material: &Material, pawns: &[(Color, u8)]) -> Option<Reach> {
+/// The state of `material` (as written) with `pawns` (`(colour, square)`,
+/// as written).
+fn start_state(material: &Material, pawns: &[(Color, u8)]) -> State {
     let side = |c: Color| Army {
         pieces: material
             .side(c)
@@ -226,13 +228,17 @@ pub(crate) fn reach(material: &Material, pawns: &[(Color, u8)]) -> Option<Reach>
             p
         },
     };
-    let start = State {
+    State {
         white: side(Color::White),
         black: side(Color::Black),
-    };
-    let mut seen: HashSet<State> = HashSet::new();
-    let mut todo = vec![start.clone()];
-    seen.insert(start.clone());
+    }
+}
+
+/// Every state the zeroing moves lead to from `starts`, the starts
+/// included.
+fn search(starts: &[State]) -> HashSet<State> {
+    let mut seen: HashSet<State> = starts.iter().cloned().collect();
+    let mut todo: Vec<State> = starts.to_vec();
     let mut next = Vec::new();
     while let Some(s) = todo.pop() {
         next.clear();
@@ -249,18 +255,20 @@ pub(crate) fn reach(material: &Material, pawns: &[(Color, u8)]) -> Option<Reach>
             }
         }
     }
-    let own = material.table_name();
+    seen
+}
+
+/// The materials and slices of `states`, those of `skip` (a table name)
+/// left out.
+fn needed(states: &HashSet<State>, skip: Option<&str>) -> Reach {
     let mut layouts: BTreeMap<String, Layout> = BTreeMap::new();
     let mut needed: BTreeMap<String, (Material, Option<BTreeSet<usize>>)> = BTreeMap::new();
-    for s in &seen {
+    for s in states {
         let Some(m) = s.material() else {
             continue;
         };
         let name = m.table_name();
-        if name == own {
-            if *s != start {
-                return None;
-            }
+        if skip == Some(name.as_str()) {
             continue;
         }
         if !m.has_pawns() {
@@ -288,7 +296,43 @@ pub(crate) fn reach(material: &Material, pawns: &[(Color, u8)]) -> Option<Reach>
             .expect("a pawn material is needed in slices")
             .insert(slice);
     }
-    Some(Reach { needed })
+    Reach { needed }
+}
+
+/// What the slice of frozen pawns of `material` (as written) with `pawns`
+/// (`(colour, square)`, as written) reaches, its own material left out.
+/// `None` if the search finds another slice of `material` itself, so that
+/// its pawns are not frozen.
+pub(crate) fn reach(material: &Material, pawns: &[(Color, u8)]) -> Option<Reach> {
+    let start = start_state(material, pawns);
+    let seen = search(std::slice::from_ref(&start));
+    let own = material.table_name();
+    let other_own_slice = seen
+        .iter()
+        .any(|s| *s != start && s.material().is_some_and(|m| m.table_name() == own));
+    if other_own_slice {
+        return None;
+    }
+    Some(needed(&seen, Some(&own)))
+}
+
+/// What the slices of `material` (normalised) with the pawns `starts`
+/// reach, themselves and the other slices of `material` their pawn moves
+/// lead to included. Each start gives its white and its black pawns'
+/// squares, in the table's colours.
+pub(crate) fn reach_slices(material: &Material, starts: &[(Vec<u8>, Vec<u8>)]) -> Reach {
+    let states: Vec<State> = starts
+        .iter()
+        .map(|(white, black)| {
+            let pawns: Vec<(Color, u8)> = white
+                .iter()
+                .map(|&s| (Color::White, s))
+                .chain(black.iter().map(|&s| (Color::Black, s)))
+                .collect();
+            start_state(material, &pawns)
+        })
+        .collect();
+    needed(&search(&states), None)
 }
 
 #[cfg(test)]
@@ -315,6 +359,32 @@ mod tests {
             .map(|&s| layout.slice_of(&[s], &[]).unwrap())
             .collect();
         assert_eq!(*slices, want);
+    }
+
+    /// A pawn on its seventh rank reaches only its own slice and the
+    /// promotions (a king's capture leaves the bare kings); one on the
+    /// second rank beside it walks its file first: KPPvK from a7 and b2
+    /// reaches six slices of its own, a7 with b2 to b7.
+    #[test]
+    fn slices_reach_the_slices_their_pawns_walk_to() {
+        let kpk: Material = "KPvK".parse().unwrap();
+        let r = reach_slices(&kpk, &[(vec![48], vec![])]);
+        let names: Vec<&str> = r.needed.keys().map(String::as_str).collect();
+        assert_eq!(names, ["KBvK", "KNvK", "KPvK", "KQvK", "KRvK"]);
+        let layout = Layout::new(&kpk);
+        let own: BTreeSet<usize> = [layout.slice_of(&[48], &[]).unwrap()].into();
+        assert_eq!(r.needed["KPvK"].1.as_ref(), Some(&own));
+
+        let kppk: Material = "KPPvK".parse().unwrap();
+        let r = reach_slices(&kppk, &[(vec![48, 9], vec![])]);
+        let layout = Layout::new(&kppk);
+        let own: BTreeSet<usize> = (9u8..=49)
+            .step_by(8)
+            .map(|b| layout.slice_of(&[48, b], &[]).unwrap())
+            .collect();
+        assert_eq!(own.len(), 6);
+        assert_eq!(r.needed["KPPvK"].1.as_ref(), Some(&own));
+        assert!(r.needed.contains_key("KQPvK"));
     }
 
     /// A pawn that can push is not frozen: the search finds another slice

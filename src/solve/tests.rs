@@ -178,6 +178,7 @@ fn dtr_documents_count_each_rules_wins() {
             shard: None,
             raw: false,
             filter: None,
+            pawns: None,
         };
         let dtr = solver
             .stats(&plan(Rule::None, Metric::Dtr), &NoProgress)
@@ -237,6 +238,7 @@ fn locked_plan(material: Material, rule: Rule, metric: Metric) -> SolvePlan {
         shard: None,
         raw: false,
         filter: Some(std::sync::Arc::new(locked_a4_a5)),
+        pawns: None,
     }
 }
 
@@ -321,6 +323,7 @@ fn whole_plan(material: Material, rule: Rule, metric: Metric) -> SolvePlan {
         shard: None,
         raw: false,
         filter: None,
+        pawns: None,
     }
 }
 
@@ -734,4 +737,87 @@ fn a_solve_stopped_after_a_checkpoint_resumes_from_it() {
         }
     }
     std::fs::remove_dir_all(&base).ok();
+}
+
+/// Solves of the slices a claim's positions lie in (and those they reach)
+/// give the statistics of the whole material's solve with the same filter:
+/// a pawn on its seventh rank in KPvKP, and in KPvKR, which its table holds
+/// with colours swapped (KRvKP); a white pawn on b6 or g6 in KPvKR too,
+/// a condition that colours tell apart (and a mirror does not, as the
+/// counting asks of filters); a pawn on its sixth in KPPvK, whose
+/// other pawn walks into slices of its own; and Troitsky's blockade in
+/// KNvKP, a condition on a knight as well. Under the runs of
+/// [`PAGED_RUNS`]. The closure comes from the shared solves (a read outside
+/// the slices reached fails), the material's own slices are solved.
+#[test]
+fn slices_of_a_claim_give_the_whole_solves_statistics() {
+    use shakmaty::{Board, Color, Square};
+
+    use super::{BoardFilter, PawnFilter};
+    use crate::claims::Filter;
+    let claim = |f: Filter| -> (BoardFilter, PawnFilter) {
+        let g = f.clone();
+        (
+            std::sync::Arc::new(move |b: &Board| f.matches_board(b)),
+            std::sync::Arc::new(move |p: &[(Color, Square)]| g.pawns_can_match(p)),
+        )
+    };
+    let white_b6_g6 = |p: &[(Color, Square)]| {
+        p.contains(&(Color::White, Square::B6)) || p.contains(&(Color::White, Square::G6))
+    };
+    let white_b6_g6_board = move |b: &Board| {
+        let pawns: Vec<(Color, Square)> = b
+            .pawns()
+            .into_iter()
+            .filter_map(|sq| Some((b.color_at(sq)?, sq)))
+            .collect();
+        white_b6_g6(&pawns)
+    };
+    let cases: [(&str, (BoardFilter, PawnFilter)); 5] = [
+        ("KPvKP", claim(Filter::PawnOnRelativeRank(7))),
+        ("KPvKR", claim(Filter::PawnOnRelativeRank(7))),
+        (
+            "KPvKR",
+            (
+                std::sync::Arc::new(white_b6_g6_board),
+                std::sync::Arc::new(white_b6_g6),
+            ),
+        ),
+        ("KPPvK", claim(Filter::PawnOnRelativeRank(6))),
+        (
+            "KNvKP",
+            claim(Filter::KnightBlockadesPawnBehindTroitskyLine(true)),
+        ),
+    ];
+    let whole = shared_solver();
+    for (name, (board, pawns)) in cases {
+        let material: Material = name.parse().unwrap();
+        let plan = |rule, metric, sliced: bool| SolvePlan {
+            filter: Some(board.clone()),
+            pawns: sliced.then(|| pawns.clone()),
+            ..whole_plan(material, rule, metric)
+        };
+        let layout = Layout::new(&material.normalized());
+        let starts = super::start_slices(&[plan(Rule::FIFTY, Metric::Dtz, true)], &layout)
+            .expect("a claim's slices, not the whole material");
+        assert!(starts.len() < layout.slices.len(), "{name}");
+        let dir =
+            std::env::temp_dir().join(format!("fiftymove-slices-{name}-{}", std::process::id()));
+        for (rule, metric) in PAGED_RUNS {
+            let expected = whole
+                .stats(&plan(rule, metric, false), &NoProgress)
+                .unwrap();
+            let sliced = Solver::new(
+                Some(closure_only_cache(&material, &dir)),
+                MemoryLimit::Available,
+            );
+            let got = sliced
+                .stats(&plan(rule, metric, true), &NoProgress)
+                .unwrap();
+            let decisive = expected.white.wdl.win + expected.black.wdl.win;
+            assert!(decisive > 100, "{name} {rule} {metric:?}: {decisive}");
+            assert_eq!(got, expected, "{name} {rule} {metric:?}");
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }

@@ -319,6 +319,7 @@ pub fn cmd_report(
                     shard: None,
                     raw: false,
                     filter: None,
+                    pawns: None,
                 };
                 solved.push(solver.stats(&plan, bar)?);
             }

@@ -220,6 +220,7 @@ impl Batch<SolvePlan> {
                     shard,
                     raw,
                     filter: None,
+                    pawns: None,
                 };
                 plan.validate()?;
                 Ok(plan)

@@ -60,6 +60,10 @@ pub struct Positions<'p> {
     /// Layouts by table name (making one of a pawn material enumerates its
     /// slices).
     layouts: Mutex<HashMap<String, Arc<Layout>>>,
+    /// Per table name, the cached DTR that a rule's zeroing moves read
+    /// their classes from (`None`: this rule's own values are cached, or
+    /// no DTR is; see [`Positions::class_from_dtr`]).
+    dtr: Mutex<HashMap<String, Option<Arc<CachedTable>>>>,
     _temp: Option<TempDir>,
 }
 
@@ -107,6 +111,7 @@ impl<'p> Positions<'p> {
             progress,
             open: Mutex::new(HashMap::new()),
             layouts: Mutex::new(HashMap::new()),
+            dtr: Mutex::new(HashMap::new()),
             _temp: temp,
         })
     }
@@ -238,7 +243,7 @@ impl<'p> Positions<'p> {
 
     /// The outcome of a position: its stored value, or with an en-passant
     /// right the best of its moves.
-    fn outcome(&self, pos: &Chess) -> Result<Outcome> {
+    pub(super) fn outcome(&self, pos: &Chess) -> Result<Outcome> {
         if pos.ep_square(shakmaty::EnPassantMode::Legal).is_none() {
             return self.stored(pos);
         }
@@ -254,6 +259,21 @@ impl<'p> Positions<'p> {
     fn through(&self, pos: &Chess, m: Move) -> Result<Outcome> {
         let mut after = pos.clone();
         after.play_unchecked(m);
+        if m.is_zeroing() && self.metric == Metric::Dtz {
+            // A zeroing move counts by the class it leads to.
+            let class = match self.class_from_dtr(&after)? {
+                Some(class) => class,
+                None => self.class(self.outcome(&after)?),
+            };
+            let past = self.rule.limit().map_or(1, |l| l + 1);
+            return Ok(match class {
+                Wdl::Loss => Outcome::Win(1),
+                Wdl::BlessedLoss => Outcome::Win(past),
+                Wdl::Draw => Outcome::Draw,
+                Wdl::CursedWin => Outcome::Loss(past),
+                Wdl::Win => Outcome::Loss(1),
+            });
+        }
         let child = self.outcome(&after)?;
         if self.metric == Metric::Dtr {
             // The rule a move needs is at least the rule its position
@@ -264,26 +284,74 @@ impl<'p> Positions<'p> {
                 Outcome::Draw => Outcome::Draw,
             });
         }
-        if !m.is_zeroing() || self.metric != Metric::Dtz {
-            // Quiet moves, and zeroing ones for DTM: one ply more.
-            return Ok(match child {
-                Outcome::Win(d) => Outcome::Loss(d + 1),
-                Outcome::Loss(d) => Outcome::Win(d + 1),
-                Outcome::Draw => Outcome::Draw,
-            });
-        }
-        // A zeroing move counts by the class it leads to.
-        let past = self.rule.limit().map_or(1, |l| l + 1);
-        Ok(match self.class(child) {
-            Wdl::Loss => Outcome::Win(1),
-            Wdl::BlessedLoss => Outcome::Win(past),
-            Wdl::Draw => Outcome::Draw,
-            Wdl::CursedWin => Outcome::Loss(past),
-            Wdl::Win => Outcome::Loss(1),
+        // Quiet moves, and zeroing ones for DTM: one ply more.
+        Ok(match child {
+            Outcome::Win(d) => Outcome::Loss(d + 1),
+            Outcome::Loss(d) => Outcome::Win(d + 1),
+            Outcome::Draw => Outcome::Draw,
         })
     }
 
-    fn class(&self, o: Outcome) -> Wdl {
+    /// The class under this rule's DTZ of `after`, a position a zeroing
+    /// move leads to, from its material's cached DTR where this rule's own
+    /// values of it are neither open nor cached: a position is won under
+    /// an `N`-move rule exactly when its DTR is at most `2N` plies. So a
+    /// line's zeroing moves into materials it never enters (a promotion to
+    /// a rook where the queen wins) read a value instead of solving the
+    /// material under the rule; a DTR claim's line finds the DTR just made.
+    /// `None` where this does not apply (no rule, another metric, an
+    /// en-passant right, a damaged frame): the caller reads the rule's own
+    /// values.
+    pub(super) fn class_from_dtr(&self, after: &Chess) -> Result<Option<Wdl>> {
+        if self.rule == Rule::None
+            || self.metric != Metric::Dtz
+            || after.ep_square(shakmaty::EnPassantMode::Legal).is_some()
+        {
+            return Ok(None);
+        }
+        let material = Material::from_board(after.board())?;
+        let name = material.table_name();
+        if !material.has_table()
+            || self
+                .open
+                .lock()
+                .expect("no panic while held")
+                .contains_key(&name)
+        {
+            return Ok(None);
+        }
+        let layout = self.layout(&material);
+        let table = {
+            let mut dtr = self.dtr.lock().expect("no panic while held");
+            dtr.entry(name)
+                .or_insert_with(|| {
+                    let cache = self.solver.cache.as_ref()?;
+                    if cache.open(&layout, self.rule, self.metric).is_ok() {
+                        return None;
+                    }
+                    cache
+                        .open(&layout, Rule::None, Metric::Dtr)
+                        .ok()
+                        .map(Arc::new)
+                })
+                .clone()
+        };
+        let Some(table) = table else {
+            return Ok(None);
+        };
+        let flipped = material.is_flipped_in_table();
+        let sq = squares(&layout, after, flipped);
+        let side = usize::from((after.turn() == Color::Black) != flipped);
+        let Some((slice, entry)) = layout.locate(&sq) else {
+            return Ok(None);
+        };
+        Ok(table
+            .get(side, slice, entry)
+            .ok()
+            .and_then(|v| super::table::class_of(v, self.rule)))
+    }
+
+    pub(super) fn class(&self, o: Outcome) -> Wdl {
         let within = |d: u16| self.rule.limit().is_none_or(|l| d <= l);
         match o {
             Outcome::Win(d) if within(d) => Wdl::Win,

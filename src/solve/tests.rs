@@ -821,3 +821,131 @@ fn slices_of_a_claim_give_the_whole_solves_statistics() {
         std::fs::remove_dir_all(&dir).ok();
     }
 }
+
+/// A line under a rule reads the classes of the positions its zeroing
+/// moves lead to from the cached DTR of the materials it does not enter,
+/// and plays the same line as without them: KQP v K with the pawn on b7
+/// under a 10-move rule, where some promotions' wins are cursed. Without the DTR
+/// every promotion's material is solved under the rule; with it, fewer.
+#[test]
+fn a_lines_zeroing_moves_read_their_classes_from_a_cached_dtr() {
+    use super::Positions;
+    let material: Material = "KQPvK".parse().unwrap();
+    let pos = crate::chess::position::parse_fen("8/1P6/8/8/8/8/2k5/K3Q3 w - - 0 1").unwrap();
+    let promoted = ["KQQvK", "KQRvK", "KQBvK", "KQNvK"];
+    let line_in = |with_dtr: bool| {
+        let dir = std::env::temp_dir().join(format!(
+            "fiftymove-line-dtr-{with_dtr}-{}",
+            std::process::id()
+        ));
+        let cache = Cache::new(&dir);
+        let solver = Solver::new(Some(cache.clone()), MemoryLimit::Available);
+        if with_dtr {
+            solver
+                .stats(&whole_plan(material, Rule::None, Metric::Dtr), &NoProgress)
+                .unwrap();
+        }
+        let positions = Positions::new(&solver, Rule::Moves(10), Metric::Dtz, &NoProgress).unwrap();
+        positions.prepare(&material).unwrap();
+        let line =
+            crate::probe::line::best_line_with(&positions, &pos, Rule::Moves(10), Metric::Dtz)
+                .unwrap();
+        let solved = promoted
+            .iter()
+            .filter(|m| cache.path(m, Rule::Moves(10), Metric::Dtz).exists())
+            .count();
+        std::fs::remove_dir_all(&dir).ok();
+        (serde_json::to_string(&line).unwrap(), solved)
+    };
+    let (plain, solved_plain) = line_in(false);
+    let (read, solved_read) = line_in(true);
+    assert!(plain.contains("b7b8"), "{plain}");
+    assert_eq!(read, plain);
+    assert_eq!(solved_plain, promoted.len());
+    assert!(solved_read < solved_plain, "{solved_read}");
+}
+
+/// The class a cached DTR gives a position under a rule is the class the
+/// rule's own solve gives it, cursed wins and blessed losses included:
+/// KRvKP and KQvKR (pawnless) under a 10-move rule, at 4,000 random legal
+/// positions each.
+#[test]
+fn classes_from_a_cached_dtr_equal_the_rules_own() {
+    use shakmaty::{Board, Chess, Color, Piece, Role, Square};
+
+    use super::Positions;
+    let rule = Rule::Moves(10);
+    let own_dir = std::env::temp_dir().join(format!("fiftymove-rule-class-{}", std::process::id()));
+    let own_solver = Solver::new(Some(Cache::new(&own_dir)), MemoryLimit::Available);
+    let own = Positions::new(&own_solver, rule, Metric::Dtz, &NoProgress).unwrap();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for name in ["KRvKP", "KQvKR"] {
+        let material: Material = name.parse().unwrap();
+        let dir =
+            std::env::temp_dir().join(format!("fiftymove-dtr-class-{name}-{}", std::process::id()));
+        let solver = Solver::new(Some(Cache::new(&dir)), MemoryLimit::Available);
+        solver
+            .stats(&whole_plan(material, Rule::None, Metric::Dtr), &NoProgress)
+            .unwrap();
+        let from_dtr = Positions::new(&solver, rule, Metric::Dtz, &NoProgress).unwrap();
+        let pieces: Vec<Piece> = material
+            .pieces()
+            .iter()
+            .map(|p| Piece {
+                color: p.color,
+                role: p.role,
+            })
+            .collect();
+        let (mut tried, mut compared, mut cursed) = (0, 0, 0);
+        while compared < 4_000 {
+            tried += 1;
+            assert!(tried < 1_000_000, "{name}: too few legal positions");
+            let mut board = Board::empty();
+            for p in &pieces {
+                let sq = Square::new((next() % 64) as u32);
+                let pawn_rank = p.role == Role::Pawn && !(8..56).contains(&u32::from(sq));
+                if board.piece_at(sq).is_some() || pawn_rank {
+                    board = Board::empty();
+                    break;
+                }
+                board.set_piece_at(sq, *p);
+            }
+            if board.occupied().count() != pieces.len() {
+                continue;
+            }
+            let turn = if next() % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let mut setup = shakmaty::Setup::empty();
+            setup.board = board;
+            setup.turn = turn;
+            let Ok(pos) = setup.position::<Chess>(shakmaty::CastlingMode::Standard) else {
+                continue;
+            };
+            let got = from_dtr
+                .class_from_dtr(&pos)
+                .unwrap()
+                .expect("a class from the DTR");
+            let want = own.class(own.outcome(&pos).unwrap());
+            assert_eq!(
+                got,
+                want,
+                "{name}: {}",
+                crate::chess::position::fen_of(&pos)
+            );
+            compared += 1;
+            cursed += u32::from(matches!(got, Wdl::CursedWin | Wdl::BlessedLoss));
+        }
+        assert!(cursed > 0, "{name}: no cursed win or blessed loss compared");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+    std::fs::remove_dir_all(&own_dir).ok();
+}

@@ -741,53 +741,72 @@ fn a_solve_stopped_after_a_checkpoint_resumes_from_it() {
 
 /// Solves of the slices a claim's positions lie in (and those they reach)
 /// give the statistics of the whole material's solve with the same filter:
-/// a pawn on its seventh rank in KPvKP, and in KPvKR, which its table holds
-/// with colours swapped (KRvKP); a white pawn on b6 or g6 in KPvKR too,
-/// a condition that colours tell apart (and a mirror does not, as the
-/// counting asks of filters); a pawn on its sixth in KPPvK, whose
-/// other pawn walks into slices of its own; and Troitsky's blockade in
-/// KNvKP, a condition on a knight as well. Under the runs of
-/// [`PAGED_RUNS`]. The closure comes from the shared solves (a read outside
-/// the slices reached fails), the material's own slices are solved.
+/// a pawn on its seventh rank (counted from its own side) in KPvKP, and in
+/// KPvKR, which its table holds with colours swapped (KRvKP); a white pawn
+/// on b6 or g6 in KPvKR too, a condition that colours tell apart (and a
+/// mirror does not, as the counting asks of filters); a pawn on its sixth
+/// in KPPvK, whose other pawn walks into slices of its own; and in KNvKP a
+/// black pawn on its fifth rank or behind with a white knight in front, a
+/// condition on a knight as well. Under the runs of [`PAGED_RUNS`]. The
+/// closure comes from the shared solves (a read outside the slices reached
+/// fails), the material's own slices are solved.
 #[test]
 fn slices_of_a_claim_give_the_whole_solves_statistics() {
-    use shakmaty::{Board, Color, Square};
+    use shakmaty::{Board, Color, Piece, Role, Square};
 
     use super::{BoardFilter, PawnFilter};
-    use crate::claims::Filter;
-    let claim = |f: Filter| -> (BoardFilter, PawnFilter) {
-        let g = f.clone();
-        (
-            std::sync::Arc::new(move |b: &Board| f.matches_board(b)),
-            std::sync::Arc::new(move |p: &[(Color, Square)]| g.pawns_can_match(p)),
-        )
-    };
-    let white_b6_g6 = |p: &[(Color, Square)]| {
-        p.contains(&(Color::White, Square::B6)) || p.contains(&(Color::White, Square::G6))
-    };
-    let white_b6_g6_board = move |b: &Board| {
-        let pawns: Vec<(Color, Square)> = b
-            .pawns()
+    /// The pawns of a board, with their colours.
+    fn pawns_of(b: &Board) -> Vec<(Color, Square)> {
+        b.pawns()
             .into_iter()
             .filter_map(|sq| Some((b.color_at(sq)?, sq)))
-            .collect();
-        white_b6_g6(&pawns)
+            .collect()
+    }
+    /// A condition on the pawns alone, as a board filter and a pawn one.
+    fn on_pawns(
+        keep: impl Fn(&[(Color, Square)]) -> bool + Send + Sync + Clone + 'static,
+    ) -> (BoardFilter, PawnFilter) {
+        let k = keep.clone();
+        (
+            std::sync::Arc::new(move |b: &Board| k(&pawns_of(b))),
+            std::sync::Arc::new(keep),
+        )
+    }
+    let relative_rank = |c: Color, sq: Square| match c {
+        Color::White => sq.rank() as u32 + 1,
+        Color::Black => 8 - sq.rank() as u32,
     };
+    let on_rank = move |rank: u32| {
+        on_pawns(move |p: &[(Color, Square)]| p.iter().any(|&(c, sq)| relative_rank(c, sq) == rank))
+    };
+    let white_b6_g6 = on_pawns(|p: &[(Color, Square)]| {
+        p.contains(&(Color::White, Square::B6)) || p.contains(&(Color::White, Square::G6))
+    });
+    // A black pawn on its fifth rank or behind (rank 4 and up), a white
+    // knight on the square below it.
+    let behind = |sq: Square| sq.rank() as u32 >= 3;
+    let blockade: (BoardFilter, PawnFilter) = (
+        std::sync::Arc::new(move |b: &Board| {
+            let knight = Piece {
+                color: Color::White,
+                role: Role::Knight,
+            };
+            pawns_of(b).iter().any(|&(c, sq)| {
+                c == Color::Black
+                    && behind(sq)
+                    && sq.offset(-8).is_some_and(|f| b.piece_at(f) == Some(knight))
+            })
+        }),
+        std::sync::Arc::new(move |p: &[(Color, Square)]| {
+            p.iter().any(|&(c, sq)| c == Color::Black && behind(sq))
+        }),
+    );
     let cases: [(&str, (BoardFilter, PawnFilter)); 5] = [
-        ("KPvKP", claim(Filter::PawnOnRelativeRank(7))),
-        ("KPvKR", claim(Filter::PawnOnRelativeRank(7))),
-        (
-            "KPvKR",
-            (
-                std::sync::Arc::new(white_b6_g6_board),
-                std::sync::Arc::new(white_b6_g6),
-            ),
-        ),
-        ("KPPvK", claim(Filter::PawnOnRelativeRank(6))),
-        (
-            "KNvKP",
-            claim(Filter::KnightBlockadesPawnBehindTroitskyLine(true)),
-        ),
+        ("KPvKP", on_rank(7)),
+        ("KPvKR", on_rank(7)),
+        ("KPvKR", white_b6_g6),
+        ("KPPvK", on_rank(6)),
+        ("KNvKP", blockade),
     ];
     let whole = shared_solver();
     for (name, (board, pawns)) in cases {
@@ -848,7 +867,7 @@ fn a_lines_zeroing_moves_read_their_classes_from_a_cached_dtr() {
         let positions = Positions::new(&solver, Rule::Moves(10), Metric::Dtz, &NoProgress).unwrap();
         positions.prepare(&material).unwrap();
         let line =
-            crate::probe::line::best_line_with(&positions, &pos, Rule::Moves(10), Metric::Dtz)
+            crate::model::line::best_line_with(&positions, &pos, Rule::Moves(10), Metric::Dtz)
                 .unwrap();
         let solved = promoted
             .iter()

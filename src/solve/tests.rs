@@ -897,12 +897,14 @@ fn classes_from_a_cached_dtr_equal_the_rules_own() {
     let own_dir = std::env::temp_dir().join(format!("fiftymove-rule-class-{}", std::process::id()));
     let own_solver = Solver::new(Some(Cache::new(&own_dir)), MemoryLimit::Available);
     let own = Positions::new(&own_solver, rule, Metric::Dtz, &NoProgress).unwrap();
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    // SplitMix64 of a counter: a fixed sample on every run.
+    let mut counter = 0u64;
     let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
+        counter += 1;
+        let z = counter.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
     };
     for name in ["KRvKP", "KQvKR"] {
         let material: Material = name.parse().unwrap();
@@ -938,7 +940,7 @@ fn classes_from_a_cached_dtr_equal_the_rules_own() {
             if board.occupied().count() != pieces.len() {
                 continue;
             }
-            let turn = if next() % 2 == 0 {
+            let turn = if next().is_multiple_of(2) {
                 Color::White
             } else {
                 Color::Black

@@ -18,6 +18,7 @@ use super::{
     cache::{Cache, CacheError, CachedTable},
     closure,
     layout::{Layout, Squares, MAX_PIECES},
+    table::{class_of, class_under, Kept},
     value::{self, Outcome},
     Metric, Progress, Rule, Solver,
 };
@@ -265,14 +266,7 @@ impl<'p> Positions<'p> {
                 Some(class) => class,
                 None => self.class(self.outcome(&after)?),
             };
-            let past = self.rule.limit().map_or(1, |l| l + 1);
-            return Ok(match class {
-                Wdl::Loss => Outcome::Win(1),
-                Wdl::BlessedLoss => Outcome::Win(past),
-                Wdl::Draw => Outcome::Draw,
-                Wdl::CursedWin => Outcome::Loss(past),
-                Wdl::Win => Outcome::Loss(1),
-            });
+            return Ok(Kept::Class(class).through(self.rule));
         }
         let child = self.outcome(&after)?;
         if self.metric == Metric::Dtr {
@@ -348,18 +342,11 @@ impl<'p> Positions<'p> {
         Ok(table
             .get(side, slice, entry)
             .ok()
-            .and_then(|v| super::table::class_of(v, self.rule)))
+            .and_then(|v| class_of(v, self.rule)))
     }
 
     pub(super) fn class(&self, o: Outcome) -> Wdl {
-        let within = |d: u16| self.rule.limit().is_none_or(|l| d <= l);
-        match o {
-            Outcome::Win(d) if within(d) => Wdl::Win,
-            Outcome::Win(_) => Wdl::CursedWin,
-            Outcome::Loss(d) if within(d) => Wdl::Loss,
-            Outcome::Loss(_) => Wdl::BlessedLoss,
-            Outcome::Draw => Wdl::Draw,
-        }
+        class_under(o, self.rule)
     }
 
     fn value_of(&self, o: Outcome) -> Value {

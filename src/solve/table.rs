@@ -110,14 +110,21 @@ impl Kept {
 /// The class of a solved value under `rule`.
 #[inline]
 pub(crate) fn class_of(v: u16, rule: Rule) -> Option<Wdl> {
+    Some(class_under(value::outcome(v)?, rule))
+}
+
+/// The class under `rule` of a position whose value (a depth, or a DTR) is
+/// `o`: decided within the rule's limit, cursed or blessed past it.
+#[inline]
+pub(crate) fn class_under(o: Outcome, rule: Rule) -> Wdl {
     let within = |d: u16| rule.limit().is_none_or(|l| d <= l);
-    Some(match value::outcome(v)? {
+    match o {
         Outcome::Win(d) if within(d) => Wdl::Win,
         Outcome::Win(_) => Wdl::CursedWin,
         Outcome::Loss(d) if within(d) => Wdl::Loss,
         Outcome::Loss(_) => Wdl::BlessedLoss,
         Outcome::Draw => Wdl::Draw,
-    })
+    }
 }
 
 const CLASS_CODES: [Wdl; 5] = [

@@ -60,6 +60,14 @@ pub struct MemoryNeeds {
     /// The tables of the closure the scan reads page by page, smallest
     /// first (empty when it holds them whole).
     pub scan_paged_tables: Vec<String>,
+    /// Into how many slices the scan cuts the table's indices, swept one
+    /// after another (one per leading-pawn file, or one for a pawnless or
+    /// symmetric table, as a rule).
+    pub scan_slices: u64,
+    /// Whether the scan cuts the files further, by the squares of the
+    /// leading pawns, to fit: a pawn move out of a slice then reads the
+    /// table's own WDL values as it reads the closure's.
+    pub scan_cut_by_pawns: bool,
     /// The solver's bound for `solve MATERIAL --metric M`, in bytes, by
     /// metric (`dtz`, `dtm`, `dtr`); empty when the solver does not take
     /// the material.

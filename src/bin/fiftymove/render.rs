@@ -293,6 +293,13 @@ fn memory_text(out: &mut impl Write, n: &MemoryNeeds) -> io::Result<()> {
         human_bytes(n.scan_bytes),
         verdict(n.scan_fits)
     )?;
+    if n.scan_cut_by_pawns {
+        writeln!(
+            out,
+            "    its table cut by the leading pawns' squares: swept in {} slices",
+            n.scan_slices
+        )?;
+    }
     if n.scan_page_bytes > 0 {
         writeln!(
             out,

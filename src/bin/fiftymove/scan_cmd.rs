@@ -144,6 +144,7 @@ fn cmd_scan_plan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> Ru
                     "whole_bytes": memory.whole_bytes,
                     "page_bytes": memory.page_bytes,
                     "paged_tables": memory.paged_tables,
+                    "slices": memory.slices,
                     "fits": memory.within,
                 }),
             )?;

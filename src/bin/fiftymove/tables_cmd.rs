@@ -95,6 +95,7 @@ fn memory_needs(inv: &Inventory, material: &Material, limit: MemoryLimit) -> Mem
         .iter()
         .filter_map(|(name, &bytes)| Some((name.clone(), fits(bytes)?)))
         .collect();
+    let cut_by_pawns = scan.cut_by_pawns();
     MemoryNeeds {
         available_bytes: available,
         available_from: available.map(|_| {
@@ -109,6 +110,8 @@ fn memory_needs(inv: &Inventory, material: &Material, limit: MemoryLimit) -> Mem
         scan_fits: fits(scan.bytes),
         scan_page_bytes: scan.page_bytes,
         scan_paged_tables: scan.paged_tables,
+        scan_slices: scan.slices,
+        scan_cut_by_pawns: cut_by_pawns,
         solve_bytes,
         solve_fits,
         solve_refused: (!takes).then(|| {

@@ -35,7 +35,7 @@ mod wdl_pass;
 
 use super::{
     board::{Attacks, Kind, Mv, Pos},
-    plan::{plan_memory, SweepMemoryPlan},
+    plan::{plan_slices, OwnCost, SweepMemoryPlan},
     table_error,
     wdl::{flip, CaptureRoute, Closure, RoutedMover, BLESSED, CURSED, DRAW, LOSS, WIN},
     Progress,
@@ -44,9 +44,9 @@ use crate::{
     error::{Error, Result},
     model::dtz::{phase_parity_is_natural, RoundedDtz},
     tables::reader::{
-        cidx, slot_map, Counts, Encoding, Located, MoverIndex, TableLayout, Units, MAX,
+        cidx, slot_map, Counts, Encoding, LeadWindow, Located, MoverIndex, TableLayout, Units, MAX,
     },
-    tables::reader::{DtzValue, SweepTable},
+    tables::reader::{DtzValue, SweepTable, TableKind},
 };
 
 /// Illegal placement (the side not to move is in check).
@@ -187,6 +187,30 @@ pub(crate) struct Block {
     mover: Option<Mover>,
 }
 
+/// What the passes take together (see [`Sweep::chunks`]): a range of
+/// blocks, or a slice of one block, the placements whose leading pawns
+/// have digits in a range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Chunk {
+    /// The blocks (one, for a slice).
+    pub(crate) blocks: std::ops::Range<usize>,
+    /// The slice's leading-pawn digits; `None`: the whole blocks.
+    pub(crate) lead_digits: Option<std::ops::Range<u64>>,
+}
+
+/// A slice of one block as [`Sweep::open_window`] opened it: where its
+/// local indices lie in the block's DTZ sub-table and in each side's WDL
+/// sub-table, whose indices the files are decoded by.
+struct Slice {
+    /// The block.
+    block: usize,
+    /// The slice in the DTZ sub-table.
+    dtz: LeadWindow,
+    /// For the stored (0) and unstored (1) side to move: the WDL
+    /// sub-table and the slice in it.
+    wdl: [Option<(usize, LeadWindow)>; 2],
+}
+
 /// What pass 1 keeps of one capture (by one slot of another) for a run of
 /// the mover.
 #[derive(Clone, Copy)]
@@ -285,6 +309,19 @@ pub(crate) struct Sweep {
     /// The chunk of blocks whose values `w` and `mag` hold (see
     /// [`Sweep::chunks`]); the passes work on its blocks.
     chunk: std::ops::Range<usize>,
+    /// Where the chunk is a slice of one block (its leading pawns' digits
+    /// within a range), what [`Sweep::open_window`] changed for it: `dtz`
+    /// and `wdl` then hold the slice's encodings, and the block its length
+    /// (local indices count within the slice).
+    slice: Option<Slice>,
+    /// The DTZ and WDL layouts of the whole table, which `dtz` and `wdl`
+    /// are again between slices.
+    whole_layouts: (TableLayout, TableLayout),
+    /// The blocks' lengths in the whole table.
+    whole_lens: Vec<usize>,
+    /// Leading-pawn digits per slice (0: the chunks are whole blocks); set
+    /// by [`Sweep::hold`] as planned.
+    lead_digits: u64,
     /// The global index of `w[0]` and `mag[_][0]`.
     window_start: usize,
     /// Per global index of the window, stored side (0) and unstored side
@@ -435,6 +472,8 @@ impl Sweep {
             natural_parity(&counts, Color::White),
             natural_parity(&counts, Color::Black),
         ];
+        let (dtz_layout_whole, wdl_layout_whole) = (dtz.clone(), wdl.clone());
+        let whole_lens = blocks.iter().map(|b: &Block| b.len).collect();
         Ok(Sweep {
             symmetric,
             counts,
@@ -447,60 +486,94 @@ impl Sweep {
             block_of_sub,
             w: Vec::new(),
             chunk: 0..0,
+            slice: None,
+            whole_layouts: (dtz_layout_whole, wdl_layout_whole),
+            whole_lens,
+            lead_digits: 0,
             window_start: 0,
             mag: [Vec::new(), Vec::new()],
             natural,
         })
     }
 
-    /// The most memory the sweep takes for the scanned table, in bytes:
-    /// the program ([`PROCESS_BYTES`]) and the two files' parsed headers
-    /// ([`SweepTable::header_bound`]) throughout, and for the chunk of
-    /// blocks that takes most (see [`Sweep::chunks`]): 2 bytes per index
-    /// for its WDL codes; during pass 1 the WDL file's stored values that
-    /// one of its blocks reads (1 byte per index and side; the whole file
-    /// for symmetric material); in the later passes 1 byte per index and
-    /// side stored (the raw DTZ magnitudes, see [`encode_mag`]; one side
-    /// for symmetric material). The files are read as decoded, not held.
-    fn own_bound(&self) -> u64 {
-        let raw_of = |b: &Block| {
-            if self.symmetric {
-                self.wdl_file.index_len(Color::White) + self.wdl_file.index_len(Color::Black)
-            } else {
-                // A block without its WDL sub-tables fails before decoding.
-                self.raw_ranges(Some(b))
-                    .map(|ranges| ranges.iter().map(|r| r.end - r.start).sum::<u64>())
-                    .unwrap_or(0)
-            }
-        };
-        let sides = if self.symmetric { 1 } else { 2 };
-        let chunk = self
-            .chunks()
+    /// What the scanned table takes, for [`plan_slices`]: the program
+    /// ([`PROCESS_BYTES`]) and the two files' parsed headers
+    /// ([`SweepTable::header_bound`]) throughout, and per index of the
+    /// chunk that takes most (see [`Sweep::chunks`]): 2 bytes for its WDL
+    /// codes; during pass 1 the WDL file's stored values that it reads (1
+    /// byte per index and side; the whole file for symmetric material); in
+    /// the later passes 1 byte per index and side stored (the raw DTZ
+    /// magnitudes, see [`encode_mag`]; one side for symmetric material).
+    /// The files are read as decoded, not held.
+    fn own_cost(&self) -> OwnCost {
+        let fixed = (self.wdl_file.header_bound() + self.dtz_file.header_bound())
+            .saturating_add(PROCESS_BYTES);
+        let name = self.dtz_file.material().to_owned();
+        let own_values =
+            self.wdl_file.index_len(Color::White) + self.wdl_file.index_len(Color::Black);
+        if self.symmetric {
+            // One chunk: its codes, then the larger of the whole WDL file's
+            // values and one side's DTZ bytes.
+            let n: u64 = self.whole_lens.iter().map(|&l| l as u64).sum();
+            return OwnCost {
+                fixed: fixed.saturating_add(own_values.max(n)),
+                blocks: vec![(n, None)],
+                per_index: 2,
+                symmetric: true,
+                own_values,
+                name,
+            };
+        }
+        // A block's WDL sub-tables, one per side, have its indices.
+        let blocks = self
+            .blocks
             .iter()
-            .map(|c| {
-                let span = self.span(c).len() as u64;
-                let raw = self.blocks[c.clone()].iter().map(raw_of).max().unwrap_or(0);
-                (2 * span).saturating_add(raw.max(sides * span))
+            .zip(&self.whole_lens)
+            .map(|(b, &len)| {
+                let codec = &self.whole_layouts.0.subs[b.sub].encoding;
+                let radix = self.dtz.has_pawns.then(|| codec.lead_place().1);
+                (len as u64, radix)
             })
-            .max()
-            .unwrap_or(0);
-        chunk
-            .saturating_add(self.wdl_file.header_bound() + self.dtz_file.header_bound())
-            .saturating_add(PROCESS_BYTES)
+            .collect();
+        OwnCost {
+            fixed,
+            blocks,
+            per_index: 4,
+            symmetric: false,
+            own_values,
+            name,
+        }
     }
 
     /// The sweep's memory under `limit`: the scanned table's
-    /// ([`Sweep::own_bound`]) and the closure's as
-    /// [`plan_memory`] holds it; and per closure table whether it is held
-    /// whole (for [`Sweep::hold`]).
+    /// ([`Sweep::own_cost`]) and the closure's as [`plan_slices`] plans
+    /// them; and per closure table whether it is held whole (for
+    /// [`Sweep::hold`]).
     pub(crate) fn memory_plan(&self, limit: Option<u64>) -> (SweepMemoryPlan, Vec<bool>) {
-        plan_memory(self.own_bound(), &self.closure.costs(), limit)
+        plan_slices(&self.own_cost(), &self.closure.costs(), limit)
     }
 
-    /// Holds the closure as planned (see [`Closure::hold`]); before any
-    /// pass.
-    pub(crate) fn hold(&mut self, whole: &[bool], page_bytes: u64) {
-        self.closure.hold(whole, page_bytes);
+    /// Holds the closure as planned (see [`Closure::hold`]), and the
+    /// scanned table's slices; before any pass. Where the table is cut into
+    /// slices of its leading pawns, a pawn move leaves its slice: the
+    /// table's own WDL values are then read as a closure table's are (the
+    /// last of `whole`).
+    ///
+    /// # Errors
+    ///
+    /// The WDL file cannot be opened again.
+    pub(crate) fn hold(&mut self, plan: &SweepMemoryPlan, whole: &[bool]) -> Result<()> {
+        let tables = self.closure.costs().len();
+        self.closure
+            .hold(&whole[..tables.min(whole.len())], plan.page_bytes);
+        self.lead_digits = plan.lead_digits;
+        if plan.lead_digits > 0 {
+            let file =
+                SweepTable::open(self.wdl_file.path(), TableKind::Wdl).map_err(table_error)?;
+            let own_whole = whole.get(tables).copied().unwrap_or(false);
+            self.closure.add_scanned(file, own_whole)?;
+        }
+        Ok(())
     }
 
     /// Number of global indices.
@@ -547,30 +620,45 @@ impl Sweep {
 
     /// Global index and half (0 stored, 1 unstored) of a located position.
     #[inline]
-    fn global(&self, loc: Located, turn: Color) -> (usize, usize) {
-        let b = &self.blocks[self.block_of_sub[loc.sub]];
-        let local = loc.idx - self.dtz.subs[loc.sub].start;
+    fn global(&self, loc: Located, turn: Color) -> Option<(usize, usize)> {
+        let k = self.block_of_sub[loc.sub];
+        let b = &self.blocks[k];
+        let mut local = loc.idx - self.whole_layouts.0.subs[loc.sub].start;
+        if let Some(slice) = &self.slice {
+            if slice.block != k {
+                return None;
+            }
+            local = slice.dtz.local_index(local)?;
+        }
         let half = usize::from(!self.symmetric && loc.side != turn);
-        (b.base + local as usize, half)
+        Some((b.base + local as usize, half))
     }
 
-    /// Finds a position of this table (any slot order).
-    fn locate_main(&self, pos: &Pos, turn: Color) -> Result<(usize, usize)> {
+    /// Finds a position of this table (any slot order): its global index
+    /// and half, if the window holds it.
+    fn locate_main(&self, pos: &Pos, turn: Color) -> Result<Option<(usize, usize)>> {
         let (pairs, n) = pos.pair_array();
         self.locate_pieces(&pairs[..n], turn)
     }
 
     /// Finds a position given as its pieces on squares (any colour frame
-    /// the table accepts).
+    /// the table accepts): its global index and half, if the window holds
+    /// it (the whole table's layout finds it, the slice's may not).
     fn locate_pieces(
         &self,
         pieces: &[(shakmaty::Piece, u8)],
         turn: Color,
-    ) -> Result<(usize, usize)> {
-        let loc = self.dtz.locate(pieces, turn, true).ok_or_else(|| {
-            Error::inconsistent("the sweep", "position without an index in the DTZ file")
-        })?;
-        Ok(self.global(loc, turn))
+    ) -> Result<Option<(usize, usize)>> {
+        let loc = self
+            .whole_layouts
+            .0
+            .locate(pieces, turn, true)
+            .ok_or_else(|| {
+                Error::inconsistent("the sweep", "position without an index in the DTZ file")
+            })?;
+        Ok(self
+            .global(loc, turn)
+            .filter(|(j, _)| self.span(&self.chunk).contains(j)))
     }
 
     /// The global index and half of a position given as its pieces on
@@ -585,21 +673,23 @@ impl Sweep {
         pieces: &[(shakmaty::Piece, u8)],
         turn: Color,
     ) -> Result<Option<(usize, usize)>> {
-        let (j, half) = self.locate_pieces(pieces, turn)?;
-        Ok(self.span(&self.chunk).contains(&j).then_some((j, half)))
+        self.locate_pieces(pieces, turn)
     }
 
     /// The WDL code of a legal position of this table (after pass 1): a
     /// successor of a position of the window, which the window holds too
     /// (see [`Sweep::chunks`]).
     fn main_wdl(&self, pos: &Pos, turn: Color) -> Result<u8> {
-        let (j, half) = self.locate_main(pos, turn)?;
-        if !self.span(&self.chunk).contains(&j) {
+        let Some((j, half)) = self.locate_main(pos, turn)? else {
+            // A pawn move out of a slice: read as the closure's tables are.
+            if self.slice.is_some() {
+                return self.closure.wdl(pos, turn);
+            }
             return Err(Error::inconsistent(
                 "the sweep",
                 "a move that keeps the material left the chunk of its position",
             ));
-        }
+        };
         let code = self.code(j, half);
         if code == ILLEGAL {
             return Err(Error::inconsistent(
@@ -732,24 +822,56 @@ impl Sweep {
         j - self.window_start
     }
 
-    /// The blocks that the passes (1 to 4, and the counting) take
-    /// together, as ranges of [`Sweep::blocks`], so that only one chunk's
-    /// WDL codes and DTZ values are in memory at a time. A quiet move
-    /// moves no pawn, and a pawn push moves one along its file, so for
-    /// asymmetric material the successor of a move that keeps the
-    /// material stays in the block of its leading pawn's file (the same
-    /// DTZ sub-table, other side to move): each block is a chunk. For
-    /// symmetric material a successor is looked up colour-flipped, under
-    /// the other colour's leading pawn, in any block: the whole table is
-    /// one chunk.
-    // One chunk of every block, not the numbers 0..len.
-    #[allow(clippy::single_range_in_vec_init)]
-    pub(crate) fn chunks(&self) -> Vec<std::ops::Range<usize>> {
+    /// The chunks that the passes (1 to 4, and the counting) take
+    /// together, so that only one chunk's WDL codes and DTZ values are in
+    /// memory at a time. A quiet move moves no pawn, and a pawn push moves
+    /// one along its file, so for asymmetric material the successor of a
+    /// move that keeps the material stays in the block of its leading
+    /// pawn's file (the same DTZ sub-table, other side to move): each block
+    /// is a chunk. Where the plan cuts blocks into slices of their leading
+    /// pawns (see [`Sweep::hold`]), a quiet move also keeps the slice, and
+    /// only a pawn move leaves it. For symmetric material a successor is
+    /// looked up colour-flipped, under the other colour's leading pawn, in
+    /// any block: the whole table is one chunk.
+    pub(crate) fn chunks(&self) -> Vec<Chunk> {
+        self.chunks_of(self.lead_digits)
+    }
+
+    /// [`Sweep::chunks`] with slices of `digits` leading digits (0: whole
+    /// blocks).
+    fn chunks_of(&self, digits: u64) -> Vec<Chunk> {
+        let whole = |blocks: std::ops::Range<usize>| Chunk {
+            blocks,
+            lead_digits: None,
+        };
         if self.symmetric {
-            vec![0..self.blocks.len()]
-        } else {
-            (0..self.blocks.len()).map(|k| k..k + 1).collect()
+            return vec![whole(0..self.blocks.len())];
         }
+        let mut chunks = Vec::new();
+        for (k, b) in self.blocks.iter().enumerate() {
+            let radix = self.whole_layouts.0.subs[b.sub].encoding.lead_place().1;
+            if digits == 0 || !self.dtz.has_pawns || digits >= radix {
+                chunks.push(whole(k..k + 1));
+                continue;
+            }
+            let mut first = 0;
+            while first < radix {
+                let last = (first + digits).min(radix);
+                chunks.push(Chunk {
+                    blocks: k..k + 1,
+                    lead_digits: Some(first..last),
+                });
+                first = last;
+            }
+        }
+        chunks
+    }
+
+    /// How many chunks [`Sweep::chunks`] gives with slices of `digits`
+    /// leading digits.
+    #[cfg(test)]
+    pub(crate) fn chunks_of_for_tests(&self, digits: u64) -> usize {
+        self.chunks_of(digits).len()
     }
 
     /// The global indices of a chunk of blocks.
@@ -760,16 +882,32 @@ impl Sweep {
         start..end
     }
 
-    /// Makes the WDL codes hold the chunk of blocks `chunk`, the one the
-    /// passes then work on, each [`ILLEGAL`] until pass 1 (the previous
-    /// chunk's codes and values are dropped first, so that two never
-    /// coexist).
-    pub(crate) fn open_window(&mut self, chunk: std::ops::Range<usize>) {
+    /// Makes the WDL codes hold the chunk `chunk`, the one the passes then
+    /// work on, each [`ILLEGAL`] until pass 1 (the previous chunk's codes
+    /// and values are dropped first, so that two never coexist). For a
+    /// slice, the block's DTZ and WDL sub-tables take the slice's
+    /// encodings, and its length the slice's.
+    ///
+    /// # Errors
+    ///
+    /// A slice of a block whose WDL sub-tables do not share its leading
+    /// pawns.
+    pub(crate) fn open_window(&mut self, chunk: Chunk) -> Result<()> {
         self.w = Vec::new();
         self.mag = [Vec::new(), Vec::new()];
-        let span = self.span(&chunk);
+        if self.slice.take().is_some() {
+            self.dtz = self.whole_layouts.0.clone();
+            self.wdl = self.whole_layouts.1.clone();
+            for (b, &len) in self.blocks.iter_mut().zip(&self.whole_lens) {
+                b.len = len;
+            }
+        }
+        if let Some(digits) = chunk.lead_digits.clone() {
+            self.slice = Some(self.cut(chunk.blocks.start, digits)?);
+        }
+        let span = self.span(&chunk.blocks);
         self.window_start = span.start;
-        self.chunk = chunk;
+        self.chunk = chunk.blocks;
         // Written out of index order (see `Encoding::walk`): atomics let
         // the units share the vector; relaxed stores are plain stores.
         // Filled by all threads: the first touch of its pages is a good
@@ -778,6 +916,39 @@ impl Sweep {
             .into_par_iter()
             .map(|_| [AtomicU8::new(ILLEGAL), AtomicU8::new(ILLEGAL)])
             .collect();
+        Ok(())
+    }
+
+    /// Cuts block `k` to the placements whose leading pawns have digits
+    /// `digits`: its DTZ and WDL sub-tables take the slice's encodings.
+    fn cut(&mut self, k: usize, digits: std::ops::Range<u64>) -> Result<Slice> {
+        let sub = self.blocks[k].sub;
+        let (enc, dtz) = self.whole_layouts.0.subs[sub]
+            .encoding
+            .window(digits.clone());
+        let mut wdl = [None, None];
+        for (half, perm) in self.blocks[k].wdl_perm.iter().enumerate() {
+            let Some((ws, _)) = perm else { continue };
+            let whole = &self.whole_layouts.1.subs[*ws].encoding;
+            if !whole.same_lead(&enc) || whole.lead_place().1 != dtz.full_radix {
+                return Err(Error::inconsistent(
+                    "the sweep",
+                    "a WDL sub-table without the leading pawns of its DTZ sub-table",
+                ));
+            }
+            let (wenc, map) = whole.window(digits.clone());
+            self.wdl.subs[*ws].encoding = wenc;
+            wdl[half] = Some((*ws, map));
+        }
+        let b = &mut self.blocks[k];
+        b.len = enc.size as usize;
+        if let Some(m) = &mut b.mover {
+            m.units = enc.mover_units(m.dtz_slot).ok_or_else(|| {
+                Error::inconsistent("the sweep", "a slice without its mover's walk")
+            })?;
+        }
+        self.dtz.subs[sub].encoding = enc;
+        Ok(Slice { block: k, dtz, wdl })
     }
 
     /// Makes the DTZ arrays hold the window's chunk, zero, for the passes
@@ -818,10 +989,24 @@ impl Sweep {
                         })
                         .collect();
                     let mut vals = vec![DtzValue::default(); last - first];
-                    let range = start + first as u64..start + last as u64;
-                    self.dtz_file
-                        .decode_dtz(b.side, range, &codes, &mut vals)
-                        .map_err(table_error)?;
+                    let local = first as u64..last as u64;
+                    let slice = self.slice.as_ref().map(|s| &s.dtz);
+                    decode_slice(slice, start, local, &mut vals, &mut |range, out, held| {
+                        // Outside the slice, any WDL value does: what is
+                        // decoded there is dropped.
+                        let wdl: Vec<u8> = match held {
+                            None => codes.clone(),
+                            Some(map) => (range.start - start..range.end - start)
+                                .map(|full| {
+                                    map.local_index(full)
+                                        .map_or(DRAW, |l| codes[(l - first as u64) as usize])
+                                })
+                                .collect(),
+                        };
+                        self.dtz_file
+                            .decode_dtz(b.side, range, &wdl, out)
+                            .map_err(table_error)
+                    })?;
                     for (k, raw) in vals.into_iter().enumerate() {
                         let j = b.base + first + k;
                         let (v, rounded) = self.stored_raw(b, first + k, self.code(j, 0), raw)?;
@@ -862,7 +1047,9 @@ impl Sweep {
     #[inline]
     fn quiet_succ(&self, b: &Block, pos: &Pos, m: Mv, mover: Color) -> Result<(usize, usize)> {
         if self.symmetric {
-            return self.locate_main(&pos.after(m), !mover);
+            return self.locate_main(&pos.after(m), !mover)?.ok_or_else(|| {
+                Error::inconsistent("the sweep", "a quiet move left the chunk of its position")
+            });
         }
         let codec = &self.dtz.subs[b.sub].encoding;
         // A quiet move captures nothing and promotes nothing: the slots
@@ -1076,6 +1263,71 @@ fn fixed_raw(code: u8) -> Option<(i16, bool)> {
 
 /// Whether a position has exactly the material `counts` (either colour
 /// orientation).
+/// Decoded run by run where a slice's runs are at least this long: a
+/// decode starts at the beginning of its compressed block, so runs of a
+/// few values each would decode their blocks over and over.
+const SHORT_RUN: u64 = 1 << 12;
+
+/// The most indices decoded at once to gather a slice's short runs.
+const GATHER_SPAN: u64 = 1 << 20;
+
+/// Decodes a range of a file's indices into values (for
+/// [`decode_slice`], which says whether it gathers from a slice).
+type DecodeRange<'a, T> =
+    dyn FnMut(std::ops::Range<u64>, &mut [T], Option<&LeadWindow>) -> Result<()> + 'a;
+
+/// Fills `out` with the values of the local indices `local` of a slice
+/// (`map`; `None`: the whole sub-table) of a sub-table that starts at
+/// index `start` of its file, through `decode(file range, values, map)`,
+/// which decodes a range of the file's indices (the slice's runs, or spans
+/// of the sub-table from which the slice's values are gathered).
+///
+/// # Errors
+///
+/// Those of `decode`.
+pub(crate) fn decode_slice<T: Copy + Default>(
+    map: Option<&LeadWindow>,
+    start: u64,
+    local: std::ops::Range<u64>,
+    out: &mut [T],
+    decode: &mut DecodeRange<'_, T>,
+) -> Result<()> {
+    let Some(map) = map else {
+        return decode(start + local.start..start + local.end, out, None);
+    };
+    let mut at = local.start;
+    let mut span = Vec::new();
+    while at < local.end {
+        let run = map.run_from(at, local.end - at);
+        let first = map.full_index(at);
+        let off = (at - local.start) as usize;
+        if run >= SHORT_RUN {
+            let range = start + first..start + first + run;
+            decode(range, &mut out[off..off + run as usize], Some(map))?;
+            at += run;
+            continue;
+        }
+        // Runs up to a span's end, at least one.
+        let mut end = at + run;
+        while end < local.end {
+            let next = map.run_from(end, local.end - end);
+            if map.full_index(end + next - 1) + 1 - first > GATHER_SPAN {
+                break;
+            }
+            end += next;
+        }
+        let last = map.full_index(end - 1) + 1;
+        span.clear();
+        span.resize((last - first) as usize, T::default());
+        decode(start + first..start + last, &mut span, Some(map))?;
+        for l in at..end {
+            out[(l - local.start) as usize] = span[(map.full_index(l) - first) as usize];
+        }
+        at = end;
+    }
+    Ok(())
+}
+
 fn counts_match(pos: &Pos, counts: &Counts) -> bool {
     let c = crate::tables::reader::counts_of(pos.pc[..pos.n].iter().copied());
     c == *counts || c == [counts[1], counts[0]]

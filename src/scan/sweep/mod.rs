@@ -180,23 +180,12 @@ pub fn sweep_memory_estimate(
     material: &crate::chess::material::Material,
     memory: MemoryLimit,
 ) -> SweepMemoryPlan {
-    use crate::tables::reader::index_sizes;
+    use crate::tables::reader::{index_sizes, lead_radices};
     let target = material.normalized();
     let symmetric = target.side(Color::White) == target.side(Color::Black);
     // The DTZ file stores one side: one block per sub-table.
     let blocks = index_sizes(&target);
     let n: u64 = blocks.iter().sum();
-    let largest = blocks.iter().copied().max().unwrap_or(0);
-    // Pass 1's WDL values and the later passes' DTZ bytes take the same
-    // room here: symmetric tables are swept as one chunk and their values
-    // are one side's; the others block by block, each reading both sides'
-    // WDL values, then holding both sides' DTZ. The WDL codes: 2 bytes per
-    // index of the chunk.
-    let (chunk, per_pass) = if symmetric {
-        (n, n)
-    } else {
-        (largest, 2 * largest)
-    };
     // The headers of a file: by its official size, and its sub-tables
     // (one per leading pawn file, per side stored).
     let headers = |m: &crate::chess::material::Material, ext: &str, sides: usize| {
@@ -224,11 +213,38 @@ pub fn sweep_memory_estimate(
         })
         .collect();
     let wdl_sides = if symmetric { 1 } else { 2 };
-    let own = (2 * chunk)
-        .saturating_add(per_pass)
-        .saturating_add(headers(&target, "rtbw", wdl_sides) + headers(&target, "rtbz", 1))
+    let fixed = (headers(&target, "rtbw", wdl_sides) + headers(&target, "rtbz", 1))
         .saturating_add(PROCESS_BYTES);
-    plan::plan_memory(own, &closure, memory.bytes()).0
+    // As `Sweep::own_cost`: pass 1's WDL values and the later passes' DTZ
+    // bytes take the same room here. Symmetric tables are swept as one
+    // chunk of 2 bytes per index for the codes, then one side's values;
+    // the others block by block (or slice by slice), each reading both
+    // sides' WDL values, then holding both sides' DTZ: 4 bytes per index.
+    let own = if symmetric {
+        plan::OwnCost {
+            fixed: fixed.saturating_add(n),
+            blocks: vec![(n, None)],
+            per_index: 2,
+            symmetric: true,
+            own_values: n,
+            name: target.table_name(),
+        }
+    } else {
+        let radices = lead_radices(&target);
+        plan::OwnCost {
+            fixed,
+            blocks: blocks
+                .iter()
+                .enumerate()
+                .map(|(k, &size)| (size, radices.as_ref().map(|r| r[k])))
+                .collect(),
+            per_index: 4,
+            symmetric: false,
+            own_values: 2 * n,
+            name: target.table_name(),
+        }
+    };
+    plan::plan_slices(&own, &closure, memory.bytes()).0
 }
 
 fn open_sweep(inv: &Inventory, material: &crate::chess::material::Material) -> Result<Sweep> {
@@ -288,7 +304,7 @@ pub fn scan_with_sweep_plans(
             limit,
         });
     }
-    sweep.hold(&whole, plan.page_bytes);
+    sweep.hold(&plan, &whole)?;
     sweep_held(sweep, plans, progress)
 }
 
@@ -329,8 +345,14 @@ fn sweep_held(
         .map(|plan| ShardCount::of(plan, chunks.len()))
         .collect();
     for chunk in chunks {
-        let part = format!("blocks {}..{}", chunk.start, chunk.end);
-        sweep.open_window(chunk);
+        let part = match &chunk.lead_digits {
+            None => format!("blocks {}..{}", chunk.blocks.start, chunk.blocks.end),
+            Some(d) => format!(
+                "block {}, leading digits {}..{}",
+                chunk.blocks.start, d.start, d.end
+            ),
+        };
+        sweep.open_window(chunk)?;
         sweep.pass_wdl(&progress)?;
         lap(&format!("{part}: wdl"));
         sweep.open_dtz();
@@ -821,6 +843,28 @@ mod tests {
 
     use super::*;
 
+    /// The material `name`, its plan with raw placements (the counting
+    /// pass then reads every value), and its statistics by a whole sweep.
+    fn raw_and_whole(
+        inv: &Inventory,
+        name: &str,
+    ) -> (
+        crate::chess::material::Material,
+        [ScanPlan; 1],
+        Vec<ScanStats>,
+    ) {
+        let material: crate::chess::material::Material = name.parse().unwrap();
+        let plans = [ScanPlan {
+            material,
+            shard: None,
+            raw: true,
+            filter: None,
+        }];
+        let whole =
+            scan_with_sweep_plans(inv, &plans, MemoryLimit::Bytes(u64::MAX), &|_| {}).unwrap();
+        (material, plans, whole)
+    }
+
     /// A sweep whose closure is read through a few pages (every table
     /// paged, one page per lock shard, so pages are dropped and decoded
     /// again all the time) gives the statistics of the sweep that decodes
@@ -831,26 +875,55 @@ mod tests {
         let dir = crate::tables::reader::tests::tables_dir();
         let inv = Inventory::scan(std::slice::from_ref(&dir)).unwrap();
         for name in ["KRvKP", "KPPvK", "KPvKP", "KQPvK"] {
-            let material: crate::chess::material::Material = name.parse().unwrap();
-            // Raw placements too: the counting pass reads every value.
-            let plans = [ScanPlan {
-                material,
-                shard: None,
-                raw: true,
-                filter: None,
-            }];
-            let whole =
-                scan_with_sweep_plans(&inv, &plans, MemoryLimit::Bytes(u64::MAX), &|_| {}).unwrap();
+            let (material, plans, whole) = raw_and_whole(&inv, name);
             let mut sweep = open_sweep(&inv, &material).unwrap();
-            let tables = sweep.memory_plan(None).1.len();
-            assert!(tables > 0, "{name}");
-            sweep.hold(&vec![false; tables], 0);
+            let (mut plan, whole_flags) = sweep.memory_plan(None);
+            assert!(!whole_flags.is_empty(), "{name}");
+            plan.page_bytes = 0;
+            sweep.hold(&plan, &vec![false; whole_flags.len()]).unwrap();
             let paged = sweep_held(sweep, &plans, &|_| {}).unwrap();
             assert_eq!(
                 serde_json::to_string(&paged).unwrap(),
                 serde_json::to_string(&whole).unwrap(),
                 "{name}"
             );
+        }
+    }
+
+    /// A pawn table cut into slices of its leading pawns' squares, one
+    /// digit and two digits a slice, its own WDL file and its closure read
+    /// page by page within the least budget, gives the whole sweep's
+    /// statistics byte for byte (raw placements and longest positions
+    /// included): White's pawns leading (KRvKP's Black pawn leads in the
+    /// file's frame), two leading pawns, a promotion to a queen that keeps a
+    /// pawn, and a 5-piece table (Black's pawn leading). The slicing changes the work, never the
+    /// result; a symmetric table is never cut.
+    #[test]
+    fn slices_of_the_leading_pawns_give_the_whole_sweep() {
+        let dir = crate::tables::reader::tests::tables_dir();
+        let inv = Inventory::scan(std::slice::from_ref(&dir)).unwrap();
+        for name in ["KRvKP", "KPPvK", "KQPvK", "KPvKP", "KNNvKP"] {
+            let (material, plans, whole) = raw_and_whole(&inv, name);
+            let widths: &[u64] = if name == "KNNvKP" { &[1] } else { &[1, 2] };
+            for &digits in widths {
+                let mut sweep = open_sweep(&inv, &material).unwrap();
+                let (mut plan, flags) = sweep.memory_plan(None);
+                plan.page_bytes = pages::MIN_PAGE_BYTES;
+                plan.lead_digits = digits;
+                let chunks = sweep.chunks_of_for_tests(digits);
+                sweep.hold(&plan, &vec![false; flags.len() + 1]).unwrap();
+                let cut = sweep_held(sweep, &plans, &|_| {}).unwrap();
+                assert_eq!(
+                    serde_json::to_string(&cut).unwrap(),
+                    serde_json::to_string(&whole).unwrap(),
+                    "{name}, {digits} digits a slice"
+                );
+                if name == "KPvKP" {
+                    assert_eq!(chunks, 1, "a symmetric table is one chunk");
+                } else {
+                    assert!(chunks > 4, "{name}: only {chunks} chunks");
+                }
+            }
         }
     }
 

@@ -21,6 +21,129 @@ pub struct SweepMemoryPlan {
     pub paged_tables: Vec<String>,
     /// Whether `bytes` is within the limit (always, without a limit).
     pub within: bool,
+    /// Into how many slices the scanned table's indices are cut, swept
+    /// one after another: one per sub-table (the leading pawn's file) as
+    /// a rule, and where that does not fit, a pawn table's sub-tables cut
+    /// further by the squares of their leading pawns.
+    pub slices: u64,
+    /// How many leading-pawn digits a slice takes (0: whole sub-tables).
+    #[serde(skip)]
+    pub(crate) lead_digits: u64,
+}
+
+impl SweepMemoryPlan {
+    /// Whether the plan cuts a pawn table's files further, by the squares
+    /// of the leading pawns (see [`SweepMemoryPlan::slices`]).
+    pub fn cut_by_pawns(&self) -> bool {
+        self.lead_digits > 0
+    }
+}
+
+/// What the scanned table of a sweep takes besides its chunk's arrays, and
+/// its sub-tables, for [`plan_slices`].
+pub(crate) struct OwnCost {
+    /// The program and the files' headers.
+    pub(crate) fixed: u64,
+    /// Per sub-table (block): its indices and, for a pawn table swept
+    /// without symmetry, the digits of its leading pawns (`None`: the
+    /// sub-tables cannot be cut).
+    pub(crate) blocks: Vec<(u64, Option<u64>)>,
+    /// Bytes per index of a chunk (WDL codes, and the larger of pass 1's
+    /// WDL values and the later passes' DTZ bytes).
+    pub(crate) per_index: u64,
+    /// Symmetric material: one chunk of every block.
+    pub(crate) symmetric: bool,
+    /// The scanned table's WDL values decoded whole (both sides), the cost
+    /// of reading them as a closure table when cut: a pawn move leaves its
+    /// slice.
+    pub(crate) own_values: u64,
+    /// The scanned table's name.
+    pub(crate) name: String,
+}
+
+impl OwnCost {
+    /// The indices of the largest chunk when each slice takes `digits`
+    /// leading digits (0: whole blocks), and how many chunks there are.
+    fn chunk(&self, digits: u64) -> (u64, u64) {
+        if self.symmetric {
+            return (self.blocks.iter().map(|b| b.0).sum(), 1);
+        }
+        let mut largest = 0;
+        let mut count = 0;
+        for &(size, radix) in &self.blocks {
+            match radix {
+                Some(r) if digits > 0 => {
+                    largest = largest.max(size / r * digits.min(r));
+                    count += r.div_ceil(digits);
+                }
+                _ => {
+                    largest = largest.max(size);
+                    count += 1;
+                }
+            }
+        }
+        (largest, count)
+    }
+
+    /// The most leading digits of a block (0: none can be cut).
+    fn max_radix(&self) -> u64 {
+        if self.symmetric {
+            return 0;
+        }
+        self.blocks.iter().filter_map(|b| b.1).max().unwrap_or(0)
+    }
+}
+
+/// Plans a sweep within `limit`: whole sub-tables while they fit (as
+/// [`plan_memory`] plans them); else a pawn table's sub-tables cut into
+/// slices of as many leading-pawn digits as fit, the scanned table's own
+/// WDL values then read as one more table of the closure (last in the
+/// returned flags). The plan, per closure table whether it is held whole,
+/// and the digits per slice (0: whole sub-tables).
+pub(crate) fn plan_slices(
+    own: &OwnCost,
+    closure: &[TableCost],
+    limit: Option<u64>,
+) -> (SweepMemoryPlan, Vec<bool>) {
+    let at = |digits: u64| {
+        let (largest, count) = own.chunk(digits);
+        let bytes = own
+            .fixed
+            .saturating_add(own.per_index.saturating_mul(largest));
+        let (mut plan, whole) = if digits == 0 {
+            plan_memory(bytes, closure, limit)
+        } else {
+            let mut with_own = closure.to_vec();
+            with_own.push(TableCost {
+                name: own.name.clone(),
+                values: own.own_values,
+                headers: 0,
+            });
+            let (mut plan, whole) = plan_memory(bytes, &with_own, limit);
+            // The scanned table is not one of its closure's tables.
+            plan.paged_tables.retain(|n| *n != own.name);
+            (plan, whole)
+        };
+        plan.slices = count;
+        plan.lead_digits = digits;
+        (plan, whole)
+    };
+    let whole = at(0);
+    if whole.0.within || own.max_radix() == 0 {
+        return whole;
+    }
+    let mut least = None;
+    for digits in (1..own.max_radix()).rev() {
+        let cut = at(digits);
+        if cut.0.within {
+            return cut;
+        }
+        least = Some(cut);
+    }
+    match least {
+        Some(cut) if cut.0.bytes < whole.0.bytes => cut,
+        _ => whole,
+    }
 }
 
 /// What one table of a sweep's closure takes.
@@ -64,6 +187,8 @@ pub(crate) fn plan_memory(
                 page_bytes: 0,
                 paged_tables: Vec::new(),
                 within: true,
+                slices: 1,
+                lead_digits: 0,
             };
             return (plan, all_whole);
         }
@@ -93,6 +218,8 @@ pub(crate) fn plan_memory(
             page_bytes: 0,
             paged_tables: Vec::new(),
             within: false,
+            slices: 1,
+            lead_digits: 0,
         };
         return (plan, all_whole);
     }
@@ -106,6 +233,8 @@ pub(crate) fn plan_memory(
             .map(|&k| closure[k].name.clone())
             .collect(),
         within: bytes <= limit,
+        slices: 1,
+        lead_digits: 0,
     };
     (plan, whole)
 }
@@ -183,6 +312,58 @@ mod tests {
             (103 * M, 0, false)
         );
         assert!(plan.paged_tables.is_empty());
+    }
+
+    /// A pawn table of two blocks of 600 M indices, 6 leading digits
+    /// each, 4 bytes an index, beside the closure of [`tables`].
+    fn pawn_table() -> OwnCost {
+        OwnCost {
+            fixed: 10 * M,
+            blocks: vec![(600 * M, Some(6)), (600 * M, Some(6))],
+            per_index: 4,
+            symmetric: false,
+            own_values: 2400 * M,
+            name: "KXPvK".to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_pawn_table_is_cut_into_the_fewest_slices_that_fit() {
+        // Whole: 10 + 2400 + 900 M.
+        let (plan, whole) = plan_slices(&pawn_table(), &tables(), None);
+        assert_eq!(
+            (plan.bytes, plan.slices, plan.lead_digits),
+            (3310 * M, 2, 0)
+        );
+        assert_eq!(whole, [true; 3]);
+        // 2000 M: the files with the closure paged would need 2410 M and
+        // 64 M of pages; slices of 5 digits 2010 M; of 4 digits (4 and 2
+        // a block) 1610 M, and the closure and the table's own WDL values
+        // (the last flag) share what is left.
+        let (plan, whole) = plan_slices(&pawn_table(), &tables(), Some(2000 * M));
+        assert_eq!((plan.slices, plan.lead_digits), (4, 4));
+        assert!(plan.within && plan.bytes <= 2000 * M, "{plan:?}");
+        assert_eq!(whole.len(), 4);
+        assert!(!whole[3], "the table's own values are paged");
+        assert!(!plan.paged_tables.contains(&"KXPvK".to_owned()));
+        // Below one digit a slice (400 M + 10 M + 64 M of pages): the
+        // least plan, refused.
+        let (plan, _) = plan_slices(&pawn_table(), &tables(), Some(300 * M));
+        assert_eq!((plan.slices, plan.lead_digits), (12, 1));
+        assert_eq!(plan.bytes, 410 * M + MIN_PAGE_BYTES);
+        assert!(!plan.within);
+    }
+
+    #[test]
+    fn symmetric_and_pawnless_tables_are_never_cut() {
+        let mut own = pawn_table();
+        own.symmetric = true;
+        let (plan, _) = plan_slices(&own, &tables(), Some(300 * M));
+        assert_eq!((plan.slices, plan.lead_digits), (1, 0));
+        own.symmetric = false;
+        own.blocks = vec![(600 * M, None)];
+        let (plan, _) = plan_slices(&own, &tables(), Some(300 * M));
+        assert_eq!((plan.slices, plan.lead_digits), (1, 0));
     }
 
     #[test]

@@ -233,6 +233,32 @@ impl Closure {
             .collect()
     }
 
+    /// Adds the scanned table's own WDL file, for a sweep that cuts the
+    /// table into slices of its leading pawns: a pawn move out of a slice
+    /// reads the value where it leads as it would a closure table's,
+    /// decoded whole if `whole`, else page by page within the pages'
+    /// budget. Not one of [`Closure::costs`]; called after
+    /// [`Closure::hold`].
+    ///
+    /// # Errors
+    ///
+    /// A name that is not a material.
+    pub(crate) fn add_scanned(&mut self, file: SweepTable, whole: bool) -> Result<()> {
+        let name = file.material().to_owned();
+        let counts = parse_counts(&name)
+            .ok_or_else(|| Error::inconsistent("the sweep", format!("bad name {name}")))?;
+        let table = Arc::new(ClosureTable {
+            layout: file.layout().clone(),
+            file,
+            number: self.tables.len() as u32,
+            paged: AtomicBool::new(!whole),
+            values: [OnceLock::new(), OnceLock::new()],
+        });
+        self.by_counts.push((counts, table.clone()));
+        self.by_counts.push(([counts[1], counts[0]], table));
+        Ok(())
+    }
+
     /// Holds the tables as planned: `whole[k]` for the table `k` of
     /// [`Closure::costs`], the others page by page within
     /// `page_bytes`. Called before any look-up.

@@ -115,6 +115,25 @@ pub(crate) fn index_sizes(material: &crate::chess::material::Material) -> Vec<u6
         .collect()
 }
 
+/// Per sub-table of [`index_sizes`], the number of digits of its leading
+/// group, for a pawn table (its leading pawns on their file); `None`
+/// without pawns. With the sizes, what a window of a pawn table's sub-table
+/// holds ([`Encoding::window`]), worked out from the material alone.
+pub(crate) fn lead_radices(material: &crate::chess::material::Material) -> Option<Vec<u64>> {
+    let m = material.normalized();
+    if !m.has_pawns() {
+        return None;
+    }
+    let pawns = |c: Color| usize::from(m.side(c).count(Role::Pawn));
+    let (w, b) = (pawns(Color::White), pawns(Color::Black));
+    let lead = if b > 0 && (w == 0 || b < w) { b } else { w };
+    Some(
+        (0..4)
+            .map(|file| PAWNS.lead_pawns_size[lead][file])
+            .collect(),
+    )
+}
+
 /// The pawn order used to pick the leading pawn (the pawn with the highest
 /// value leads; files a/h before b/g before c/f before d/e, then low ranks
 /// first).
@@ -185,6 +204,56 @@ pub(crate) struct Encoding {
     pub(super) pp: bool,
     /// Number of indices.
     pub(crate) size: u64,
+    /// The first leading digit of a window of the sub-table (see
+    /// [`Encoding::window`]); 0 for the whole sub-table.
+    pub(super) lead_offset: u64,
+}
+
+/// Where a window's indices lie in its whole sub-table: the window keeps
+/// the leading digits `first..first + radix` of a leading group of factor
+/// `factor` and `full_radix` digits, so a local index and the sub-table's
+/// index differ only in that digit's offset and in the place values of the
+/// groups above it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LeadWindow {
+    /// The leading group's factor (the same in both).
+    pub(crate) factor: u64,
+    /// The leading group's digits in the whole sub-table.
+    pub(crate) full_radix: u64,
+    /// The window's first leading digit.
+    pub(crate) first: u64,
+    /// How many leading digits the window keeps.
+    pub(crate) radix: u64,
+}
+
+impl LeadWindow {
+    /// The sub-table's index of local index `local`.
+    #[inline]
+    pub(crate) fn full_index(&self, local: u64) -> u64 {
+        let low = local % self.factor;
+        let rest = local / self.factor;
+        let (digit, high) = (rest % self.radix, rest / self.radix);
+        (high * self.full_radix + self.first + digit) * self.factor + low
+    }
+
+    /// The local index of the sub-table's index `full`, if the window
+    /// holds it.
+    #[inline]
+    pub(crate) fn local_index(&self, full: u64) -> Option<u64> {
+        let low = full % self.factor;
+        let rest = full / self.factor;
+        let (digit, high) = (rest % self.full_radix, rest / self.full_radix);
+        let digit = digit.checked_sub(self.first).filter(|&d| d < self.radix)?;
+        Some((high * self.radix + digit) * self.factor + low)
+    }
+
+    /// How many local indices in a row, from `local` on, are also in a row
+    /// in the sub-table (at most `max`).
+    #[inline]
+    pub(crate) fn run_from(&self, local: u64, max: u64) -> u64 {
+        let stride = self.factor * self.radix;
+        (stride - local % stride).min(max)
+    }
 }
 
 impl Encoding {
@@ -295,7 +364,53 @@ impl Encoding {
             lead,
             pp,
             size: idx,
+            lead_offset: 0,
         })
+    }
+
+    /// The part of this (whole) sub-table whose leading digits are
+    /// `digits`, as an encoding of its own: the same pieces and groups, the
+    /// leading group restricted to those digits, local indices dense from
+    /// 0. A placement whose leading group lies outside has no index in it.
+    /// The sweep holds a pawn table's values window by window this way
+    /// (the leading pawns fix the window, and only a pawn move leaves it).
+    ///
+    /// # Panics
+    ///
+    /// If `self` is not a pawn table's, is a window already, or `digits` is
+    /// empty or not within the leading group's digits.
+    pub(crate) fn window(&self, digits: std::ops::Range<u64>) -> (Encoding, LeadWindow) {
+        assert!(
+            matches!(self.lead, Lead::Pawns { .. })
+                && self.lead_offset == 0
+                && digits.start < digits.end
+                && digits.end <= self.radix[0]
+        );
+        let (full, part) = (self.radix[0], digits.end - digits.start);
+        let lead_factor = self.factors[0];
+        let mut w = self.clone();
+        w.radix[0] = part;
+        for f in w.factors.iter_mut() {
+            if *f > lead_factor {
+                *f = *f / full * part;
+            }
+        }
+        w.size = self.size / full * part;
+        w.lead_offset = digits.start;
+        let map = LeadWindow {
+            factor: lead_factor,
+            full_radix: full,
+            first: digits.start,
+            radix: part,
+        };
+        (w, map)
+    }
+
+    /// The squares of the leading group of digit `digit` of this encoding
+    /// (a window's digits count from its first).
+    #[inline]
+    pub(super) fn decode_lead_digit(&self, digit: u64, squares: &mut [u8; MAX]) {
+        decode_lead(self.lead, self.lens[0], digit + self.lead_offset, squares);
     }
 
     /// The index of a placement: `squares` in encoding order, in the file's
@@ -368,7 +483,12 @@ impl Encoding {
                 for i in 1..lc {
                     idx += binom(map_pawn(squares[i]), i);
                 }
-                idx
+                // Outside a window: no index here.
+                let digit = idx.checked_sub(self.lead_offset)?;
+                if digit >= self.radix[0] {
+                    return None;
+                }
+                digit
             }
             Lead::ThreeUnique | Lead::Kings => {
                 let (s0, s1) = (squares[0], squares[1]);
@@ -449,7 +569,7 @@ impl Encoding {
         (0..self.radix[0])
             .map(|digit| {
                 let mut squares = [0u8; MAX];
-                decode_lead(self.lead, lc, digit, &mut squares);
+                self.decode_lead_digit(digit, &mut squares);
                 let lead = &squares[..lc];
                 let diagonal = lead.iter().all(|&s| s & 7 == s >> 3)
                     || lead.iter().all(|&s| (s & 7) + (s >> 3) == 7);
@@ -493,7 +613,7 @@ impl Encoding {
         occupied_from: usize,
     ) {
         if from == 0 {
-            decode_lead(self.lead, self.lens[0], digits[0], squares);
+            self.decode_lead_digit(digits[0], squares);
         }
         let first = from.max(1);
         let mut ranks = [0usize; MAX];

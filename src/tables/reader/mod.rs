@@ -95,7 +95,7 @@ use self::{
     index::{flip_diagonal, flip_horizontal, flip_vertical, MAX_PIECES},
 };
 pub(crate) use self::{
-    index::{index_sizes, Encoding, MAX_PIECES as MAX},
+    index::{index_sizes, lead_radices, Encoding, LeadWindow, MAX_PIECES as MAX},
     layout::{cidx, counts_of, parse_counts, slot_map, Counts, Located, SubInfo, TableLayout},
     mover::MoverIndex,
     walk::Units,

@@ -261,3 +261,71 @@ fn mover_index_agrees_with_the_encoder() {
         "{walked_subs} {random_checks}"
     );
 }
+
+/// A window of a pawn table's sub-table ([`Encoding::window`]) is the
+/// sub-table's placements whose leading pawns have digits in its range,
+/// indexed densely: on every sub-table of KPvK, KPPvK (two leading pawns),
+/// KRvKP (Black's pawn leads), KPvKP and KNPvK, for windows of one and of two digits, every local index the
+/// walk gives decodes to the placement the whole encoding puts at
+/// [`LeadWindow::full_index`] of it, the window's own encoding gives it back,
+/// [`LeadWindow::local_index`] inverts the map, the walk gives each local
+/// index once, and the windows together hold every index of the sub-table
+/// once. A placement outside a window has no index in it.
+#[test]
+fn windows_of_the_leading_pawns_hold_each_index_once() {
+    let mut checked = 0u64;
+    for path in std::fs::read_dir(tables_dir()).unwrap() {
+        let path = path.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let picked = ["KPvK", "KPPvK", "KRvKP", "KPvKP", "KNPvK"].contains(&name.as_str());
+        if !picked || path.extension().is_none_or(|x| x != "rtbz") {
+            continue;
+        }
+        let t = SweepTable::open(&path, TableKind::Dtz).unwrap();
+        for info in &t.layout().subs {
+            let whole = &info.encoding;
+            let n = whole.pieces.len();
+            let (_, radix) = whole.lead_place();
+            for width in [1, 2] {
+                let mut covered = vec![false; whole.size as usize];
+                let mut first = 0;
+                while first < radix {
+                    let digits = first..(first + width).min(radix);
+                    let (part, map) = whole.window(digits.clone());
+                    let mut seen = vec![false; part.size as usize];
+                    let units = part.units();
+                    for unit in 0..units.count {
+                        let Ok(()) = part.walk(units, unit, |local, squares| {
+                            let full = map.full_index(local);
+                            assert_eq!(map.local_index(full), Some(local), "{name} {digits:?}");
+                            let mut sq = *squares;
+                            assert_eq!(whole.encode(&mut sq[..n]), Some(full), "{name}");
+                            let mut sq = *squares;
+                            assert_eq!(part.encode(&mut sq[..n]), Some(local), "{name}");
+                            let mut decoded = [0u8; MAX];
+                            whole.decode(full, &mut decoded);
+                            assert_eq!(decoded, *squares, "{name} {full}");
+                            assert!(!std::mem::replace(&mut seen[local as usize], true));
+                            assert!(!std::mem::replace(&mut covered[full as usize], true));
+                            checked += 1;
+                            Ok::<(), std::convert::Infallible>(())
+                        });
+                    }
+                    assert!(seen.iter().all(|&s| s), "{name} {digits:?}: not all walked");
+                    // The placement of an index outside: none here.
+                    if let Some(outside) = (0..whole.size).find(|&i| map.local_index(i).is_none()) {
+                        let mut sq = [0u8; MAX];
+                        whole.decode(outside, &mut sq);
+                        assert_eq!(part.encode(&mut sq[..n]), None, "{name} {outside}");
+                    }
+                    first = digits.end;
+                }
+                assert!(
+                    covered.iter().all(|&c| c),
+                    "{name} width {width}: not covered"
+                );
+            }
+        }
+    }
+    assert!(checked > 1_000_000, "{checked}");
+}

@@ -12,7 +12,7 @@
 // position, as the Syzygy format defines it; indexed loops say that best.
 #![allow(clippy::needless_range_loop)]
 
-use super::index::{decode_lead, Encoding, MAX_PIECES as MAX};
+use super::index::{Encoding, MAX_PIECES as MAX};
 
 impl Encoding {
     /// Splits the placements into work units for [`Encoding::walk`].
@@ -503,7 +503,7 @@ impl Cursor<'_> {
         // their ranks, but their squares shift with the squares before.
         let low = changed.trailing_zeros() as usize;
         let from = if low == 0 {
-            decode_lead(c.lead, c.lens[0], self.digits.digits[0], &mut self.squares);
+            c.decode_lead_digit(self.digits.digits[0], &mut self.squares);
             1
         } else {
             low

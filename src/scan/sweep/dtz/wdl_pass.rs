@@ -198,9 +198,15 @@ impl Sweep {
         for (side, range) in [Color::White, Color::Black].into_iter().zip(ranges) {
             let mut v = vec![0u8; (range.end - range.start) as usize];
             raw.start[cidx(side)] = range.start;
-            self.wdl_file
-                .decode(side, range, &mut v)
-                .map_err(table_error)?;
+            // In a slice, that side's WDL sub-table is cut as the block.
+            let slice = b.zip(self.slice.as_ref()).and_then(|(b, slice)| {
+                let half = usize::from(side != b.side);
+                slice.wdl[half].as_ref().map(|(_, map)| map)
+            });
+            let local = 0..range.end - range.start;
+            decode_slice(slice, range.start, local, &mut v, &mut |r, out, _| {
+                self.wdl_file.decode(side, r, out).map_err(table_error)
+            })?;
             raw.vals[cidx(side)] = v;
         }
         Ok(raw)

@@ -521,6 +521,7 @@ impl Sweep {
                 per_index: 2,
                 symmetric: true,
                 own_values,
+                own_headers: self.wdl_file.header_bound(),
                 name,
             };
         }
@@ -541,6 +542,7 @@ impl Sweep {
             per_index: 4,
             symmetric: false,
             own_values,
+            own_headers: self.wdl_file.header_bound(),
             name,
         }
     }

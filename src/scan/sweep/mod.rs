@@ -227,6 +227,7 @@ pub fn sweep_memory_estimate(
             per_index: 2,
             symmetric: true,
             own_values: n,
+            own_headers: headers(&target, "rtbw", wdl_sides),
             name: target.table_name(),
         }
     } else {
@@ -241,6 +242,7 @@ pub fn sweep_memory_estimate(
             per_index: 4,
             symmetric: false,
             own_values: 2 * n,
+            own_headers: headers(&target, "rtbw", wdl_sides),
             name: target.table_name(),
         }
     };

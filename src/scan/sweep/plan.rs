@@ -57,6 +57,9 @@ pub(crate) struct OwnCost {
     /// of reading them as a closure table when cut: a pawn move leaves its
     /// slice.
     pub(crate) own_values: u64,
+    /// The parsed headers of the scanned table's WDL file, which it then
+    /// opens a second time to read them so.
+    pub(crate) own_headers: u64,
     /// The scanned table's name.
     pub(crate) name: String,
 }
@@ -117,7 +120,7 @@ pub(crate) fn plan_slices(
             with_own.push(TableCost {
                 name: own.name.clone(),
                 values: own.own_values,
-                headers: 0,
+                headers: own.own_headers,
             });
             let (mut plan, whole) = plan_memory(bytes, &with_own, limit);
             // The scanned table is not one of its closure's tables.
@@ -323,6 +326,7 @@ mod tests {
             per_index: 4,
             symmetric: false,
             own_values: 2400 * M,
+            own_headers: 0,
             name: "KXPvK".to_owned(),
         }
     }

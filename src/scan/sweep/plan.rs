@@ -11,9 +11,11 @@ use super::pages::{MAX_PAGE_BYTES, MIN_PAGE_BYTES};
 pub struct SweepMemoryPlan {
     /// The most memory the sweep takes, in bytes, as planned. Where it
     /// does not fit the limit, the least plan: the closure paged with the
-    /// smallest budget, or whole where that takes less.
+    /// smallest budget (and a pawn table cut into slices of one leading
+    /// digit), or whole where that takes less.
     pub bytes: u64,
-    /// The most memory with every table of the closure decoded whole.
+    /// The most memory with every table of the closure decoded whole and
+    /// the scanned table's files uncut.
     pub whole_bytes: u64,
     /// The budget of the closure's pages (0: none is paged).
     pub page_bytes: u64,
@@ -137,7 +139,9 @@ pub(crate) fn plan_slices(
     }
     let mut least = None;
     for digits in (1..own.max_radix()).rev() {
-        let cut = at(digits);
+        let mut cut = at(digits);
+        // What the sweep would take uncut, whatever the plan.
+        cut.0.whole_bytes = whole.0.whole_bytes;
         if cut.0.within {
             return cut;
         }
@@ -347,6 +351,7 @@ mod tests {
         let (plan, whole) = plan_slices(&pawn_table(), &tables(), Some(2000 * M));
         assert_eq!((plan.slices, plan.lead_digits), (4, 4));
         assert!(plan.within && plan.bytes <= 2000 * M, "{plan:?}");
+        assert_eq!(plan.whole_bytes, 3310 * M, "the uncut sweep's");
         assert_eq!(whole.len(), 4);
         assert!(!whole[3], "the table's own values are paged");
         assert!(!plan.paged_tables.contains(&"KXPvK".to_owned()));

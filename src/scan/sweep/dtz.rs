@@ -35,7 +35,7 @@ mod wdl_pass;
 
 use super::{
     board::{Attacks, Kind, Mv, Pos},
-    plan::{plan_slices, OwnCost, SweepMemoryPlan},
+    plan::{plan_slices, slice_digits, OwnCost, SweepMemoryPlan},
     table_error,
     wdl::{flip, CaptureRoute, Closure, RoutedMover, BLESSED, CURSED, DRAW, LOSS, WIN},
     Progress,
@@ -317,8 +317,6 @@ pub(crate) struct Sweep {
     /// The DTZ and WDL layouts of the whole table, which `dtz` and `wdl`
     /// are again between slices.
     whole_layouts: (TableLayout, TableLayout),
-    /// The blocks' lengths in the whole table.
-    whole_lens: Vec<usize>,
     /// Leading-pawn digits per slice (0: the chunks are whole blocks); set
     /// by [`Sweep::hold`] as planned.
     lead_digits: u64,
@@ -473,7 +471,6 @@ impl Sweep {
             natural_parity(&counts, Color::Black),
         ];
         let (dtz_layout_whole, wdl_layout_whole) = (dtz.clone(), wdl.clone());
-        let whole_lens = blocks.iter().map(|b: &Block| b.len).collect();
         Ok(Sweep {
             symmetric,
             counts,
@@ -488,7 +485,6 @@ impl Sweep {
             chunk: 0..0,
             slice: None,
             whole_layouts: (dtz_layout_whole, wdl_layout_whole),
-            whole_lens,
             lead_digits: 0,
             window_start: 0,
             mag: [Vec::new(), Vec::new()],
@@ -514,7 +510,7 @@ impl Sweep {
         if self.symmetric {
             // One chunk: its codes, then the larger of the whole WDL file's
             // values and one side's DTZ bytes.
-            let n: u64 = self.whole_lens.iter().map(|&l| l as u64).sum();
+            let n: u64 = self.blocks.iter().map(|b| self.whole_len(b)).sum();
             return OwnCost {
                 fixed: fixed.saturating_add(own_values.max(n)),
                 blocks: vec![(n, None)],
@@ -529,11 +525,10 @@ impl Sweep {
         let blocks = self
             .blocks
             .iter()
-            .zip(&self.whole_lens)
-            .map(|(b, &len)| {
+            .map(|b| {
                 let codec = &self.whole_layouts.0.subs[b.sub].encoding;
                 let radix = self.dtz.has_pawns.then(|| codec.lead_place().1);
-                (len as u64, radix)
+                (codec.size, radix)
             })
             .collect();
         OwnCost {
@@ -576,6 +571,12 @@ impl Sweep {
             self.closure.add_scanned(file, own_whole)?;
         }
         Ok(())
+    }
+
+    /// The indices of block `b` in the whole table, whether or not a
+    /// slice of it is open.
+    fn whole_len(&self, b: &Block) -> u64 {
+        self.whole_layouts.0.subs[b.sub].encoding.size
     }
 
     /// Number of global indices.
@@ -836,12 +837,7 @@ impl Sweep {
     /// looked up colour-flipped, under the other colour's leading pawn, in
     /// any block: the whole table is one chunk.
     pub(crate) fn chunks(&self) -> Vec<Chunk> {
-        self.chunks_of(self.lead_digits)
-    }
-
-    /// [`Sweep::chunks`] with slices of `digits` leading digits (0: whole
-    /// blocks).
-    fn chunks_of(&self, digits: u64) -> Vec<Chunk> {
+        let digits = self.lead_digits;
         let whole = |blocks: std::ops::Range<usize>| Chunk {
             blocks,
             lead_digits: None,
@@ -856,24 +852,12 @@ impl Sweep {
                 chunks.push(whole(k..k + 1));
                 continue;
             }
-            let mut first = 0;
-            while first < radix {
-                let last = (first + digits).min(radix);
-                chunks.push(Chunk {
-                    blocks: k..k + 1,
-                    lead_digits: Some(first..last),
-                });
-                first = last;
-            }
+            chunks.extend(slice_digits(radix, digits).into_iter().map(|d| Chunk {
+                blocks: k..k + 1,
+                lead_digits: Some(d),
+            }));
         }
         chunks
-    }
-
-    /// How many chunks [`Sweep::chunks`] gives with slices of `digits`
-    /// leading digits.
-    #[cfg(test)]
-    pub(crate) fn chunks_of_for_tests(&self, digits: u64) -> usize {
-        self.chunks_of(digits).len()
     }
 
     /// The global indices of a chunk of blocks.
@@ -900,8 +884,8 @@ impl Sweep {
         if self.slice.take().is_some() {
             self.dtz = self.whole_layouts.0.clone();
             self.wdl = self.whole_layouts.1.clone();
-            for (b, &len) in self.blocks.iter_mut().zip(&self.whole_lens) {
-                b.len = len;
+            for b in &mut self.blocks {
+                b.len = self.whole_layouts.0.subs[b.sub].encoding.size as usize;
             }
         }
         if let Some(digits) = chunk.lead_digits.clone() {
@@ -993,20 +977,24 @@ impl Sweep {
                     let mut vals = vec![DtzValue::default(); last - first];
                     let local = first as u64..last as u64;
                     let slice = self.slice.as_ref().map(|s| &s.dtz);
-                    decode_slice(slice, start, local, &mut vals, &mut |range, out, held| {
-                        // Outside the slice, any WDL value does: what is
-                        // decoded there is dropped.
-                        let wdl: Vec<u8> = match held {
-                            None => codes.clone(),
-                            Some(map) => (range.start - start..range.end - start)
-                                .map(|full| {
-                                    map.local_index(full)
-                                        .map_or(DRAW, |l| codes[(l - first as u64) as usize])
-                                })
-                                .collect(),
+                    decode_slice(slice, start, local, &mut vals, |range, out| {
+                        let mapped: Vec<u8>;
+                        let wdl = match slice {
+                            None => &codes,
+                            // Outside the slice, any WDL value does: what
+                            // is decoded there is dropped.
+                            Some(map) => {
+                                mapped = (range.start - start..range.end - start)
+                                    .map(|full| {
+                                        map.local_index(full)
+                                            .map_or(DRAW, |l| codes[(l - first as u64) as usize])
+                                    })
+                                    .collect();
+                                &mapped
+                            }
                         };
                         self.dtz_file
-                            .decode_dtz(b.side, range, &wdl, out)
+                            .decode_dtz(b.side, range, wdl, out)
                             .map_err(table_error)
                     })?;
                     for (k, raw) in vals.into_iter().enumerate() {
@@ -1263,8 +1251,6 @@ fn fixed_raw(code: u8) -> Option<(i16, bool)> {
     (sign(code & 7) == 0).then_some((0, false))
 }
 
-/// Whether a position has exactly the material `counts` (either colour
-/// orientation).
 /// Decoded run by run where a slice's runs are at least this long: a
 /// decode starts at the beginning of its compressed block, so runs of a
 /// few values each would decode their blocks over and over.
@@ -1273,16 +1259,11 @@ const SHORT_RUN: u64 = 1 << 12;
 /// The most indices decoded at once to gather a slice's short runs.
 const GATHER_SPAN: u64 = 1 << 20;
 
-/// Decodes a range of a file's indices into values (for
-/// [`decode_slice`], which says whether it gathers from a slice).
-type DecodeRange<'a, T> =
-    dyn FnMut(std::ops::Range<u64>, &mut [T], Option<&LeadWindow>) -> Result<()> + 'a;
-
 /// Fills `out` with the values of the local indices `local` of a slice
 /// (`map`; `None`: the whole sub-table) of a sub-table that starts at
-/// index `start` of its file, through `decode(file range, values, map)`,
-/// which decodes a range of the file's indices (the slice's runs, or spans
-/// of the sub-table from which the slice's values are gathered).
+/// index `start` of its file, through `decode(file range, values)`, which
+/// decodes a range of the file's indices (the slice's runs, or spans of
+/// the sub-table from which the slice's values are gathered).
 ///
 /// # Errors
 ///
@@ -1292,10 +1273,10 @@ pub(crate) fn decode_slice<T: Copy + Default>(
     start: u64,
     local: std::ops::Range<u64>,
     out: &mut [T],
-    decode: &mut DecodeRange<'_, T>,
+    mut decode: impl FnMut(std::ops::Range<u64>, &mut [T]) -> Result<()>,
 ) -> Result<()> {
     let Some(map) = map else {
-        return decode(start + local.start..start + local.end, out, None);
+        return decode(start + local.start..start + local.end, out);
     };
     let mut at = local.start;
     let mut span = Vec::new();
@@ -1305,7 +1286,7 @@ pub(crate) fn decode_slice<T: Copy + Default>(
         let off = (at - local.start) as usize;
         if run >= SHORT_RUN {
             let range = start + first..start + first + run;
-            decode(range, &mut out[off..off + run as usize], Some(map))?;
+            decode(range, &mut out[off..off + run as usize])?;
             at += run;
             continue;
         }
@@ -1321,7 +1302,7 @@ pub(crate) fn decode_slice<T: Copy + Default>(
         let last = map.full_index(end - 1) + 1;
         span.clear();
         span.resize((last - first) as usize, T::default());
-        decode(start + first..start + last, &mut span, Some(map))?;
+        decode(start + first..start + last, &mut span)?;
         for l in at..end {
             out[(l - local.start) as usize] = span[(map.full_index(l) - first) as usize];
         }
@@ -1330,6 +1311,8 @@ pub(crate) fn decode_slice<T: Copy + Default>(
     Ok(())
 }
 
+/// Whether a position has exactly the material `counts` (either colour
+/// orientation).
 fn counts_match(pos: &Pos, counts: &Counts) -> bool {
     let c = crate::tables::reader::counts_of(pos.pc[..pos.n].iter().copied());
     c == *counts || c == [counts[1], counts[0]]

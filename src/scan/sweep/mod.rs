@@ -912,8 +912,8 @@ mod tests {
                 let (mut plan, flags) = sweep.memory_plan(None);
                 plan.page_bytes = pages::MIN_PAGE_BYTES;
                 plan.lead_digits = digits;
-                let chunks = sweep.chunks_of_for_tests(digits);
                 sweep.hold(&plan, &vec![false; flags.len() + 1]).unwrap();
+                let chunks = sweep.chunks().len();
                 let cut = sweep_held(sweep, &plans, &|_| {}).unwrap();
                 assert_eq!(
                     serde_json::to_string(&cut).unwrap(),

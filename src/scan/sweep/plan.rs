@@ -78,8 +78,10 @@ impl OwnCost {
         for &(size, radix) in &self.blocks {
             match radix {
                 Some(r) if digits > 0 => {
-                    largest = largest.max(size / r * digits.min(r));
-                    count += r.div_ceil(digits);
+                    for slice in slice_digits(r, digits) {
+                        largest = largest.max(size / r * (slice.end - slice.start));
+                        count += 1;
+                    }
                 }
                 _ => {
                     largest = largest.max(size);
@@ -99,12 +101,23 @@ impl OwnCost {
     }
 }
 
+/// The leading digits of each slice of a sub-table whose leading group
+/// has `radix` digits, cut `digits` digits a slice (the last may have
+/// fewer): the one cut that the plan counts and the sweep takes.
+pub(crate) fn slice_digits(radix: u64, digits: u64) -> Vec<std::ops::Range<u64>> {
+    (0..radix)
+        .step_by(digits.max(1) as usize)
+        .map(|first| first..(first + digits).min(radix))
+        .collect()
+}
+
 /// Plans a sweep within `limit`: whole sub-tables while they fit (as
 /// [`plan_memory`] plans them); else a pawn table's sub-tables cut into
 /// slices of as many leading-pawn digits as fit, the scanned table's own
 /// WDL values then read as one more table of the closure (last in the
-/// returned flags). The plan, per closure table whether it is held whole,
-/// and the digits per slice (0: whole sub-tables).
+/// returned flags). The plan (its digits per slice in
+/// [`SweepMemoryPlan::lead_digits`]) and per closure table whether it is
+/// held whole.
 pub(crate) fn plan_slices(
     own: &OwnCost,
     closure: &[TableCost],

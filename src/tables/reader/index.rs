@@ -65,7 +65,6 @@ pub(crate) fn index_sizes(material: &crate::chess::material::Material) -> Vec<u6
         }
         size
     };
-    let pawns = |c: Color| usize::from(m.side(c).count(Role::Pawn));
     if !m.has_pawns() {
         let uniques = groups.iter().filter(|(_, n)| *n == 1).count();
         let (lead, lead_len) = if uniques >= 3 {
@@ -89,12 +88,7 @@ pub(crate) fn index_sizes(material: &crate::chess::material::Material) -> Vec<u6
             .collect();
         return vec![lead.saturating_mul(place(&rest, 64 - lead_len as u64))];
     }
-    let (w, b) = (pawns(Color::White), pawns(Color::Black));
-    let (lead, other) = if b > 0 && (w == 0 || b < w) {
-        (b, w)
-    } else {
-        (w, b)
-    };
+    let (lead, other) = lead_and_other_pawns(&m);
     let rest: Vec<usize> = groups
         .iter()
         .filter(|(p, _)| p.role != Role::Pawn)
@@ -115,6 +109,19 @@ pub(crate) fn index_sizes(material: &crate::chess::material::Material) -> Vec<u6
         .collect()
 }
 
+/// The number of leading pawns of a pawn material and of the other side's
+/// pawns: Black's lead when Black has fewer pawns but some, else White's
+/// (Syzygy's `init_tb`).
+fn lead_and_other_pawns(m: &crate::chess::material::Material) -> (usize, usize) {
+    let pawns = |c: Color| usize::from(m.side(c).count(Role::Pawn));
+    let (w, b) = (pawns(Color::White), pawns(Color::Black));
+    if b > 0 && (w == 0 || b < w) {
+        (b, w)
+    } else {
+        (w, b)
+    }
+}
+
 /// Per sub-table of [`index_sizes`], the number of digits of its leading
 /// group, for a pawn table (its leading pawns on their file); `None`
 /// without pawns. With the sizes, what a window of a pawn table's sub-table
@@ -124,9 +131,7 @@ pub(crate) fn lead_radices(material: &crate::chess::material::Material) -> Optio
     if !m.has_pawns() {
         return None;
     }
-    let pawns = |c: Color| usize::from(m.side(c).count(Role::Pawn));
-    let (w, b) = (pawns(Color::White), pawns(Color::Black));
-    let lead = if b > 0 && (w == 0 || b < w) { b } else { w };
+    let (lead, _) = lead_and_other_pawns(&m);
     Some(
         (0..4)
             .map(|file| PAWNS.lead_pawns_size[lead][file])

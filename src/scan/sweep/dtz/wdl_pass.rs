@@ -204,7 +204,7 @@ impl Sweep {
                 slice.wdl[half].as_ref().map(|(_, map)| map)
             });
             let local = 0..range.end - range.start;
-            decode_slice(slice, range.start, local, &mut v, &mut |r, out, _| {
+            decode_slice(slice, range.start, local, &mut v, |r, out| {
                 self.wdl_file.decode(side, r, out).map_err(table_error)
             })?;
             raw.vals[cidx(side)] = v;

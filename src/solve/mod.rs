@@ -55,7 +55,7 @@ mod tests;
 mod value;
 
 use std::{
-    collections::{BTreeSet, HashMap},
+    collections::{BTreeSet, HashMap, HashSet},
     sync::Arc,
 };
 
@@ -358,6 +358,17 @@ impl Solver {
     /// smaller limit reads its tables page by page instead
     /// ([`Solver::memory_plan`]).
     pub fn memory_bound(material: &Material, metric: Metric) -> u64 {
+        Self::whole_bound(material, metric, &|_| true).0
+    }
+
+    /// [`Solver::memory_bound`] of a solve that solves only the members of
+    /// the closure `solves` takes (the others are read from the cache and
+    /// held the same way), and the largest working set among those.
+    fn whole_bound(
+        material: &Material,
+        metric: Metric,
+        solves: &dyn Fn(&Material) -> bool,
+    ) -> (u64, u64) {
         let target = material.normalized();
         let keeps = Keeps::of(metric);
         let mut kept = 0u64;
@@ -367,9 +378,41 @@ impl Solver {
             if m != target || layout.has_pawns() {
                 kept += Table::bytes(&layout, keeps);
             }
-            working = working.max(Self::working_bytes(&layout, metric));
+            if solves(&m) {
+                working = working.max(Self::working_bytes(&layout, metric));
+            }
         }
-        kept + working + PROCESS_BYTES
+        (kept + working + PROCESS_BYTES, working)
+    }
+
+    /// Whether a solve of `target` under `rule` and `metric` solves `m`, a
+    /// member of its closure, rather than reading it: the cache does not
+    /// hold it, nor, for a member below the target under a rule's DTZ, its
+    /// DTR, whose classes it reads instead (see `Run::classes_from_dtr`).
+    /// Without a cache, every member is solved.
+    fn solves(&self, m: &Material, target: &Material, rule: Rule, metric: Metric) -> bool {
+        let Some(cache) = &self.cache else {
+            return true;
+        };
+        let layout = Layout::new(m);
+        if cache.open(&layout, rule, metric).is_ok() {
+            return false;
+        }
+        let below = m.normalized() != target.normalized();
+        !(below
+            && matches!((rule, metric), (Rule::Moves(_), Metric::Dtz))
+            && cache.open(&layout, Rule::None, Metric::Dtr).is_ok())
+    }
+
+    /// The members of `material`'s closure that a solve under `rule` and
+    /// `metric` reads from the cache instead of solving them (see
+    /// [`Solver::solves`]).
+    fn cached_members(&self, material: &Material, rule: Rule, metric: Metric) -> HashSet<String> {
+        closure(material)
+            .iter()
+            .filter(|m| !self.solves(m, material, rule, metric))
+            .map(Material::table_name)
+            .collect()
     }
 
     /// The values of the slice being solved when `m` is: the working set of
@@ -402,14 +445,24 @@ impl Solver {
         pages::Pages::minimum_budget(read)
     }
 
-    /// The pages of the step that solves (or reads) `m` in a paged solve
-    /// within `limit` bytes: `Ok` what the step's slice leaves, up to
-    /// [`MAX_PAGE_BUDGET`]; `Err` the least it is given, if what is left
-    /// is less.
-    fn step_pages(m: &Material, metric: Metric, limit: u64) -> std::result::Result<u64, u64> {
+    /// The pages of the step that solves (`solving`) or reads `m` in a
+    /// paged solve within `limit` bytes: `Ok` what the step's slice (none
+    /// when it reads) leaves, up to [`MAX_PAGE_BUDGET`]; `Err` the least
+    /// it is given, if what is left is less.
+    fn step_pages(
+        m: &Material,
+        metric: Metric,
+        limit: u64,
+        solving: bool,
+    ) -> std::result::Result<u64, u64> {
         let least = Self::least_pages(m, metric);
+        let slice = if solving {
+            Self::slice_bytes(m, metric)
+        } else {
+            0
+        };
         let room = limit
-            .checked_sub(PROCESS_BYTES + Self::slice_bytes(m, metric))
+            .checked_sub(PROCESS_BYTES + slice)
             .map(|r| r.min(MAX_PAGE_BUDGET));
         match room {
             Some(r) if r >= least => Ok(r),
@@ -422,22 +475,36 @@ impl Solver {
     /// is at most the limit when every step has its least pages; if one
     /// has not, the bound is the least that gives each step its least
     /// pages (over the limit, and refused).
-    fn paged_plan(material: &Material, metric: Metric, limit: u64) -> MemoryPlan {
+    fn paged_plan(
+        material: &Material,
+        metric: Metric,
+        limit: u64,
+        solves: &dyn Fn(&Material) -> bool,
+    ) -> MemoryPlan {
         let mut bytes = 0;
         let mut largest = 0;
+        let mut working = 0;
         let mut fits = true;
         for m in &closure(material) {
-            let pages = Self::step_pages(m, metric, limit).unwrap_or_else(|least| {
+            let solving = solves(m);
+            let pages = Self::step_pages(m, metric, limit, solving).unwrap_or_else(|least| {
                 fits = false;
                 least
             });
+            let slice = if solving {
+                Self::slice_bytes(m, metric)
+            } else {
+                0
+            };
             largest = largest.max(pages);
-            bytes = bytes.max(PROCESS_BYTES + Self::slice_bytes(m, metric) + pages);
+            working = working.max(slice);
+            bytes = bytes.max(PROCESS_BYTES + slice + pages);
         }
         MemoryPlan {
             bytes,
             pages: Some(largest),
             within: fits.then_some(limit),
+            working,
         }
     }
 
@@ -447,10 +514,26 @@ impl Solver {
     /// slice leaves of the limit, up to [`MAX_PAGE_BUDGET`] (see
     /// `paged_plan`). The bound is what `solve --plan` prints and what the
     /// limit is checked against before a solve starts.
-    pub fn memory_plan(&self, material: &Material, metric: Metric) -> MemoryPlan {
+    ///
+    /// Members of the closure that the cache holds under `rule` and
+    /// `metric` are read, not solved, so their working sets do not count.
+    pub fn memory_plan(&self, material: &Material, rule: Rule, metric: Metric) -> MemoryPlan {
+        let cached = self.cached_members(material, rule, metric);
+        self.memory_plan_solving(material, metric, &|m| !cached.contains(&m.table_name()))
+    }
+
+    /// [`Solver::memory_plan`] of a solve that solves the members of the
+    /// closure `solves` takes and reads the others.
+    fn memory_plan_solving(
+        &self,
+        material: &Material,
+        metric: Metric,
+        solves: &dyn Fn(&Material) -> bool,
+    ) -> MemoryPlan {
         if let Some(pages) = self.forced_pages {
             let slice = closure(material)
                 .iter()
+                .filter(|m| solves(m))
                 .map(|m| Self::slice_bytes(m, metric))
                 .max()
                 .unwrap_or(0);
@@ -458,15 +541,17 @@ impl Solver {
                 bytes: PROCESS_BYTES + slice + pages,
                 pages: Some(pages),
                 within: None,
+                working: slice,
             };
         }
-        let whole = Self::memory_bound(material, metric);
+        let (whole, working) = Self::whole_bound(material, metric, solves);
         match self.memory.bytes() {
-            Some(limit) if whole > limit => Self::paged_plan(material, metric, limit),
+            Some(limit) if whole > limit => Self::paged_plan(material, metric, limit, solves),
             _ => MemoryPlan {
                 bytes: whole,
                 pages: None,
                 within: None,
+                working,
             },
         }
     }
@@ -477,8 +562,8 @@ impl Solver {
     ///
     /// [`Error::Memory`] if not even the smallest paged solve fits; it
     /// names that smallest bound.
-    fn check_memory(&self, material: &Material, metric: Metric) -> Result<MemoryPlan> {
-        let plan = self.memory_plan(material, metric);
+    fn check_memory(&self, material: &Material, rule: Rule, metric: Metric) -> Result<MemoryPlan> {
+        let plan = self.memory_plan(material, rule, metric);
         self.refuse_over_limit(plan.bytes, format!("solve {material}"))?;
         Ok(plan)
     }
@@ -532,9 +617,10 @@ impl Solver {
             let order = reach_order(vec![target], reach::reach_slices(&target, &pawns));
             return self.slices_stats(plans, order, progress);
         }
-        let memory = self.check_memory(&first.material, first.metric)?;
+        let memory = self.check_memory(&first.material, first.rule, first.metric)?;
         let countings: Vec<Counting> = plans.iter().map(|p| p.counting(&layout)).collect();
         let mut run = Run::new(self, first.rule, first.metric, memory)?;
+        run.planned_reads = self.cached_members(&first.material, first.rule, first.metric);
         let order = closure(&first.material);
         let mut all: Vec<ScanStats> = countings.iter().map(Counting::empty).collect();
         for (i, m) in order.iter().enumerate() {
@@ -606,6 +692,7 @@ impl Solver {
                 bytes: needed,
                 pages: None,
                 within: None,
+                working: 0,
             },
         )?;
         let countings: Vec<Counting> = plans.iter().map(|p| p.counting(&layout)).collect();
@@ -651,6 +738,8 @@ pub struct MemoryPlan {
     /// The limit each step's pages are worked out from (`None` with pages:
     /// the same pages for every step).
     within: Option<u64>,
+    /// The largest working set (slice values) of a step the plan solves.
+    working: u64,
 }
 
 /// The most memory a paged solve gives its pages: more rarely saves a read
@@ -672,7 +761,9 @@ pub struct PlannedMaterial {
     /// promotions that have tables): they must be solved first.
     pub needs: Vec<String>,
     /// The memory bound of its solve with the closure read from the cache,
-    /// in bytes (what `--memory-limit` is checked against).
+    /// in bytes: what a job that solves it once its needs are solved takes,
+    /// and what `--memory-limit` is checked against then. Without a cache,
+    /// the bound of solving its whole closure.
     pub memory_bytes: u64,
     /// With a memory limit below the whole solve's bound: the bytes of
     /// pages its tables are read in (see [`MemoryPlan`]).
@@ -688,7 +779,16 @@ impl Solver {
     pub fn plan(&self, material: &Material, rule: Rule, metric: Metric) -> Vec<PlannedMaterial> {
         closure(material)
             .iter()
-            .map(|m| (m, self.memory_plan(m, metric)))
+            .map(|m| {
+                // A job of one material runs once its needs are in the
+                // cache: it solves that material alone. Without a cache,
+                // a solve makes the whole closure.
+                let memory = match self.cache {
+                    Some(_) => self.memory_plan_solving(m, metric, &|x| x == m),
+                    None => self.memory_plan_solving(m, metric, &|_| true),
+                };
+                (m, memory)
+            })
             .map(|(m, memory)| PlannedMaterial {
                 material: m.table_name(),
                 needs: m
@@ -942,6 +1042,10 @@ struct Run<'s> {
     /// Where a paged run without a cache writes the materials it solves,
     /// to read them back page by page (removed with the run).
     scratch: Option<(tempfile::TempDir, Cache)>,
+    /// The members the plan reads from the cache, not solves: one that
+    /// has to be solved after all (its file damaged or gone since) is
+    /// checked against the limit first.
+    planned_reads: HashSet<String>,
 }
 
 /// A solve's rule and metric as a progress line names them: `dtz, rule 50`.
@@ -987,7 +1091,46 @@ impl<'s> Run<'s> {
             pages,
             memory,
             scratch,
+            planned_reads: HashSet::new(),
         })
+    }
+
+    /// Gives the pages of a paged run this step's share of the limit: what
+    /// the slice of `material` leaves if `solving` it, else what reading it
+    /// leaves (see [`Solver::step_pages`]).
+    fn step_budget(&self, material: &Material, solving: bool) {
+        if let (Some(pages), Some(limit)) = (&self.pages, self.memory.within) {
+            let budget = Solver::step_pages(material, self.metric, limit, solving);
+            pages.set_budget(budget.unwrap_or_else(|least| least));
+        }
+    }
+
+    /// [`Error::Memory`] if `material`, which the plan reads from the cache,
+    /// has to be solved (its file damaged or gone since the plan) and that
+    /// solve would take more than the limit: the least paged step of it,
+    /// or with whole tables, the plan's bound with its working set in
+    /// place of the largest planned one.
+    fn check_unplanned_solve(&self, material: &Material, layout: &Layout) -> Result<()> {
+        if !self.planned_reads.contains(&material.table_name()) {
+            return Ok(());
+        }
+        let needed = match self.pages {
+            Some(_) => {
+                PROCESS_BYTES
+                    + Solver::slice_bytes(material, self.metric)
+                    + Solver::least_pages(material, self.metric)
+            }
+            None => {
+                self.memory.bytes - self.memory.working + Solver::working_bytes(layout, self.metric)
+            }
+        };
+        self.solver.refuse_over_limit(
+            needed,
+            format!(
+                "solve {} (planned to be read from the cache, which no longer holds it whole)",
+                material.table_name()
+            ),
+        )
     }
 
     /// Where solved materials are written and read: the solver's cache, or
@@ -1040,11 +1183,8 @@ impl<'s> Run<'s> {
     ) -> Result<Vec<ScanStats>> {
         let layout = Layout::new(material);
         let keeps = Keeps::of(self.metric);
-        if let (Some(pages), Some(limit)) = (&self.pages, self.memory.within) {
-            // This step's share of the limit (planned to fit).
-            let budget = Solver::step_pages(material, self.metric, limit);
-            pages.set_budget(budget.unwrap_or_else(|least| least));
-        }
+        // This step's share of the limit (planned to fit), reading first.
+        self.step_budget(material, false);
         let wanted = |s: usize| only.is_none_or(|o| o.contains(&s));
         let entries = only.map_or(layout.total_entries(), |o| o.len() * layout.entries) as u64;
         // The table of the material solved is needed for its pawn pushes,
@@ -1087,6 +1227,8 @@ impl<'s> Run<'s> {
                 }
             }
         }
+        self.check_unplanned_solve(material, &layout)?;
+        self.step_budget(material, true);
         progress.stage(
             &format!(
                 "solve {} ({})",

@@ -528,8 +528,9 @@ impl Solver {
                 suggestion: None,
             });
         }
-        let memory = self.check_memory(material, metric)?;
+        let memory = self.check_memory(material, rule, metric)?;
         let mut run = super::Run::new(self, rule, metric, memory)?;
+        run.planned_reads = self.cached_members(material, rule, metric);
         for (i, m) in order.iter().enumerate() {
             if *m == target || !run.classes_from_dtr(m, i, order.len(), progress)? {
                 run.material(m, i, order.len(), &[], None, progress)?;

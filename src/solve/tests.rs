@@ -481,8 +481,9 @@ fn the_memory_plan_pages_only_below_the_whole_bound() {
     let material: Material = "KNNvKP".parse().unwrap();
     let metric = Metric::Dtz;
     let whole = Solver::memory_bound(&material, metric);
-    let at =
-        |limit: u64| Solver::new(None, MemoryLimit::Bytes(limit)).memory_plan(&material, metric);
+    let at = |limit: u64| {
+        Solver::new(None, MemoryLimit::Bytes(limit)).memory_plan(&material, Rule::FIFTY, metric)
+    };
     assert_eq!(at(whole).pages, None);
     assert_eq!(at(whole).bytes, whole);
     let below = at(whole - 1);
@@ -493,10 +494,101 @@ fn the_memory_plan_pages_only_below_the_whole_bound() {
     assert!(least < whole, "{least} {whole}");
     assert!(at(least).bytes <= least, "{:?}", at(least));
     let refused = Solver::new(None, MemoryLimit::Bytes(least - 1))
-        .check_memory(&material, metric)
+        .check_memory(&material, Rule::FIFTY, metric)
         .expect_err("below the least paged bound")
         .to_string();
     assert!(refused.contains(&least.to_string()), "{refused}");
+}
+
+/// A solve reads the members of its closure that the cache holds, so its
+/// plan counts only the working sets of the steps it solves: KQvKP, whose
+/// largest step from an empty cache is a 4-piece material without pawns
+/// (KQvKQ and its like: 462 king pairs x 64 x 64 entries, two bytes per
+/// side), and whose own largest step holds the 4 slices of one pawn rank
+/// side by side (64^3 entries each). By hand: 4 x 1,892,352 = 7,569,408
+/// bytes against 4 x 4 x 262,144 = 4,194,304. Within that warm bound the
+/// plan keeps every table whole (cold, it pages), and the solve equals the
+/// cold one. A member planned as read whose file turns out damaged is not
+/// solved past the limit: the solve refuses, naming it.
+#[test]
+fn a_solve_counts_only_the_members_it_solves() {
+    let material: Material = "KQvKP".parse().unwrap();
+    let (rule, metric) = (Rule::FIFTY, Metric::Dtz);
+    let cold = Solver::new(None, MemoryLimit::Available).memory_plan(&material, rule, metric);
+    let dir = std::env::temp_dir().join(format!("fiftymove-warm-plan-{}", std::process::id()));
+    let warm_solver = |limit| Solver::new(Some(Cache::new(&dir)), limit);
+    closure_only_cache(&material, &dir);
+    let warm = warm_solver(MemoryLimit::Available).memory_plan(&material, rule, metric);
+    assert_eq!(
+        cold.bytes - warm.bytes,
+        7_569_408 - 4_194_304,
+        "{cold:?} {warm:?}"
+    );
+    // `solve --plan` gives each material the bound of a job that solves it
+    // alone, its closure read from the cache (solved by the jobs before),
+    // even with nothing cached yet; without a cache, the whole closure's.
+    let empty = std::env::temp_dir().join(format!("fiftymove-empty-plan-{}", std::process::id()));
+    let job = |cache: Option<Cache>| {
+        Solver::new(cache, MemoryLimit::Available)
+            .plan(&material, rule, metric)
+            .pop()
+            .unwrap()
+            .memory_bytes
+    };
+    assert_eq!(job(Some(Cache::new(&empty))), warm.bytes);
+    assert_eq!(job(None), cold.bytes);
+    std::fs::remove_dir_all(&empty).ok();
+    let limit = MemoryLimit::Bytes(warm.bytes);
+    assert!(Solver::new(None, limit)
+        .memory_plan(&material, rule, metric)
+        .pages
+        .is_some());
+    assert_eq!(
+        warm_solver(limit)
+            .memory_plan(&material, rule, metric)
+            .pages,
+        None
+    );
+    let plan = whole_plan(material, rule, metric);
+    let expected = shared_solver().stats(&plan, &NoProgress).unwrap();
+    assert_eq!(
+        warm_solver(limit).stats(&plan, &NoProgress).unwrap(),
+        expected
+    );
+    // The same, KQvKP not yet solved, but KQvKQ's files (the rule's, and
+    // the DTR whose classes the rule's DTZ may read) damaged: planned as
+    // read, then found damaged, it would be solved past the limit.
+    std::fs::remove_dir_all(&dir).unwrap();
+    closure_only_cache(&material, &dir);
+    let mut garbled = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !(name.starts_with("KQvKQ.rule-50.dtz.") || name.starts_with("KQvKQ.rule-none.dtr.")) {
+            continue;
+        }
+        let mut bytes = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        // The frames lie between the magic number and the header, whose
+        // place the footer gives (its first eight bytes).
+        let footer = bytes.len() - 24;
+        let end = u64::from_le_bytes(bytes[footer..footer + 8].try_into().unwrap()) as usize;
+        for b in &mut bytes[8..end] {
+            *b ^= 0x5a;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        garbled += 1;
+    }
+    assert_eq!(garbled, 2);
+    let err = warm_solver(limit)
+        .stats(&plan, &NoProgress)
+        .expect_err("the damaged member's solve does not fit")
+        .to_string();
+    assert!(
+        err.contains("KQvKQ") && err.contains("planned to be read from the cache"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A progress that keeps the notes it is given.

@@ -8,7 +8,7 @@ use fiftymove::{
     chess::material::Material,
     memory::MemoryLimit,
     scan::sweep::{sweep_memory_estimate, sweep_memory_plan},
-    solve::{Metric, Solver, MAX_SOLVE_PIECES},
+    solve::{Metric, Rule, Solver, MAX_SOLVE_PIECES},
     tables::{Inventory, MemoryNeeds, TablesReport},
 };
 
@@ -84,7 +84,8 @@ fn memory_needs(inv: &Inventory, material: &Material, limit: MemoryLimit) -> Mem
             .map(|(name, metric)| {
                 (
                     name.to_string(),
-                    solver.memory_plan(material, *metric).bytes,
+                    // No cache: every member is solved, under any rule.
+                    solver.memory_plan(material, Rule::None, *metric).bytes,
                 )
             })
             .collect()

@@ -421,6 +421,16 @@ impl Solver {
         Self::slice_entry_bytes(metric) * Layout::new(m).entries as u64
     }
 
+    /// The slice values of a paged step that solves (`solving`) or reads
+    /// `m`: none when it reads.
+    fn step_slice_bytes(m: &Material, metric: Metric, solving: bool) -> u64 {
+        if solving {
+            Self::slice_bytes(m, metric)
+        } else {
+            0
+        }
+    }
+
     /// The least pages a paged solve of `m` is given
     /// ([`pages::Pages::minimum_budget`] of the tables its exits read: its
     /// children's and, with pawns, its own, as pages hold them).
@@ -456,13 +466,8 @@ impl Solver {
         solving: bool,
     ) -> std::result::Result<u64, u64> {
         let least = Self::least_pages(m, metric);
-        let slice = if solving {
-            Self::slice_bytes(m, metric)
-        } else {
-            0
-        };
         let room = limit
-            .checked_sub(PROCESS_BYTES + slice)
+            .checked_sub(PROCESS_BYTES + Self::step_slice_bytes(m, metric, solving))
             .map(|r| r.min(MAX_PAGE_BUDGET));
         match room {
             Some(r) if r >= least => Ok(r),
@@ -491,11 +496,7 @@ impl Solver {
                 fits = false;
                 least
             });
-            let slice = if solving {
-                Self::slice_bytes(m, metric)
-            } else {
-                0
-            };
+            let slice = Self::step_slice_bytes(m, metric, solving);
             largest = largest.max(pages);
             working = working.max(slice);
             bytes = bytes.max(PROCESS_BYTES + slice + pages);
@@ -518,8 +519,20 @@ impl Solver {
     /// Members of the closure that the cache holds under `rule` and
     /// `metric` are read, not solved, so their working sets do not count.
     pub fn memory_plan(&self, material: &Material, rule: Rule, metric: Metric) -> MemoryPlan {
+        self.memory_plan_and_reads(material, rule, metric).0
+    }
+
+    /// [`Solver::memory_plan`], and the members it reads from the cache.
+    fn memory_plan_and_reads(
+        &self,
+        material: &Material,
+        rule: Rule,
+        metric: Metric,
+    ) -> (MemoryPlan, HashSet<String>) {
         let cached = self.cached_members(material, rule, metric);
-        self.memory_plan_solving(material, metric, &|m| !cached.contains(&m.table_name()))
+        let plan =
+            self.memory_plan_solving(material, metric, &|m| !cached.contains(&m.table_name()));
+        (plan, cached)
     }
 
     /// [`Solver::memory_plan`] of a solve that solves the members of the
@@ -556,16 +569,22 @@ impl Solver {
         }
     }
 
-    /// The memory plan of a solve of `material`, if it fits the limit.
+    /// The memory plan of a solve of `material`, if it fits the limit, and
+    /// the members of the closure it reads from the cache.
     ///
     /// # Errors
     ///
     /// [`Error::Memory`] if not even the smallest paged solve fits; it
     /// names that smallest bound.
-    fn check_memory(&self, material: &Material, rule: Rule, metric: Metric) -> Result<MemoryPlan> {
-        let plan = self.memory_plan(material, rule, metric);
+    fn check_memory(
+        &self,
+        material: &Material,
+        rule: Rule,
+        metric: Metric,
+    ) -> Result<(MemoryPlan, HashSet<String>)> {
+        let (plan, reads) = self.memory_plan_and_reads(material, rule, metric);
         self.refuse_over_limit(plan.bytes, format!("solve {material}"))?;
-        Ok(plan)
+        Ok((plan, reads))
     }
 
     /// Solves `plan.material` (and its closure, or reads them from the
@@ -617,10 +636,9 @@ impl Solver {
             let order = reach_order(vec![target], reach::reach_slices(&target, &pawns));
             return self.slices_stats(plans, order, progress);
         }
-        let memory = self.check_memory(&first.material, first.rule, first.metric)?;
+        let (memory, reads) = self.check_memory(&first.material, first.rule, first.metric)?;
         let countings: Vec<Counting> = plans.iter().map(|p| p.counting(&layout)).collect();
-        let mut run = Run::new(self, first.rule, first.metric, memory)?;
-        run.planned_reads = self.cached_members(&first.material, first.rule, first.metric);
+        let mut run = Run::new(self, first.rule, first.metric, memory, reads)?;
         let order = closure(&first.material);
         let mut all: Vec<ScanStats> = countings.iter().map(Counting::empty).collect();
         for (i, m) in order.iter().enumerate() {
@@ -694,6 +712,7 @@ impl Solver {
                 within: None,
                 working: 0,
             },
+            HashSet::new(),
         )?;
         let countings: Vec<Counting> = plans.iter().map(|p| p.counting(&layout)).collect();
         let mut all: Vec<ScanStats> = countings.iter().map(Counting::empty).collect();
@@ -1064,13 +1083,20 @@ fn cache_error(path: &std::path::Path, e: std::io::Error) -> Error {
 }
 
 impl<'s> Run<'s> {
-    /// A run holding its tables as `memory` plans.
+    /// A run holding its tables as `memory` plans, reading from the cache
+    /// the members named in `planned_reads`.
     ///
     /// # Errors
     ///
     /// [`Error::Output`] if a paged run without a cache cannot make its
     /// scratch directory.
-    fn new(solver: &'s Solver, rule: Rule, metric: Metric, memory: MemoryPlan) -> Result<Run<'s>> {
+    fn new(
+        solver: &'s Solver,
+        rule: Rule,
+        metric: Metric,
+        memory: MemoryPlan,
+        planned_reads: HashSet<String>,
+    ) -> Result<Run<'s>> {
         let pages = memory.pages.map(|b| Arc::new(pages::Pages::new(b)));
         let scratch = match (&pages, &solver.cache) {
             (Some(_), None) => {
@@ -1091,7 +1117,7 @@ impl<'s> Run<'s> {
             pages,
             memory,
             scratch,
-            planned_reads: HashSet::new(),
+            planned_reads,
         })
     }
 

@@ -528,9 +528,8 @@ impl Solver {
                 suggestion: None,
             });
         }
-        let memory = self.check_memory(material, rule, metric)?;
-        let mut run = super::Run::new(self, rule, metric, memory)?;
-        run.planned_reads = self.cached_members(material, rule, metric);
+        let (memory, reads) = self.check_memory(material, rule, metric)?;
+        let mut run = super::Run::new(self, rule, metric, memory, reads)?;
         for (i, m) in order.iter().enumerate() {
             if *m == target || !run.classes_from_dtr(m, i, order.len(), progress)? {
                 run.material(m, i, order.len(), &[], None, progress)?;

@@ -428,6 +428,23 @@ fn scratch_dirs() -> std::collections::BTreeSet<std::path::PathBuf> {
         .collect()
 }
 
+/// Overwrites every frame of the cache file at `path` (a link to a shared
+/// solve is replaced by a damaged copy; its header and footer are kept, so
+/// the file still opens).
+fn garble_frames(path: &Path) {
+    let mut bytes = std::fs::read(path).unwrap();
+    std::fs::remove_file(path).unwrap();
+    // The frames lie between the magic number and the header, whose place
+    // the footer gives (its first eight bytes).
+    let footer = bytes.len() - 24;
+    let end = u64::from_le_bytes(bytes[footer..footer + 8].try_into().unwrap()) as usize;
+    assert!(end > 8 && end < footer, "{end}");
+    for b in &mut bytes[8..end] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(path, &bytes).unwrap();
+}
+
 /// A damaged frame of a table read page by page fails the solve with the
 /// file named, where a value read in its place would be a silent wrong
 /// answer: KPvK reads KQvK (its queen promotions) from copies of its solves
@@ -449,17 +466,7 @@ fn a_damaged_page_fails_the_paged_solve() {
         {
             continue;
         }
-        let mut bytes = std::fs::read(&path).unwrap();
-        std::fs::remove_file(&path).unwrap();
-        // The frames lie between the magic number and the header, whose
-        // place the footer gives (its first eight bytes).
-        let footer = bytes.len() - 24;
-        let end = u64::from_le_bytes(bytes[footer..footer + 8].try_into().unwrap()) as usize;
-        assert!(end > 8 && end < footer, "{end}");
-        for b in &mut bytes[8..end] {
-            *b ^= 0x5a;
-        }
-        std::fs::write(&path, &bytes).unwrap();
+        garble_frames(&path);
         garbled += 1;
     }
     assert_eq!(garbled, RUNS.len(), "one file per run of the shared solves");
@@ -567,16 +574,7 @@ fn a_solve_counts_only_the_members_it_solves() {
         if !(name.starts_with("KQvKQ.rule-50.dtz.") || name.starts_with("KQvKQ.rule-none.dtr.")) {
             continue;
         }
-        let mut bytes = std::fs::read(&path).unwrap();
-        std::fs::remove_file(&path).unwrap();
-        // The frames lie between the magic number and the header, whose
-        // place the footer gives (its first eight bytes).
-        let footer = bytes.len() - 24;
-        let end = u64::from_le_bytes(bytes[footer..footer + 8].try_into().unwrap()) as usize;
-        for b in &mut bytes[8..end] {
-            *b ^= 0x5a;
-        }
-        std::fs::write(&path, &bytes).unwrap();
+        garble_frames(&path);
         garbled += 1;
     }
     assert_eq!(garbled, 2);

@@ -488,8 +488,26 @@ fn compress(values: &[u16]) -> io::Result<Vec<u8>> {
 impl CacheWriter {
     /// Adds a solved slice.
     pub(crate) fn add_slice(&self, slice: usize, values: &SliceValues) -> io::Result<()> {
+        self.add_frames(slice, 0, [&values[0], &values[1]])?;
+        self.note_slice(slice)
+    }
+
+    /// Adds the frames of slice `slice` that hold entries `base..` (a
+    /// multiple of the frame's entries), both sides' values; the slice is
+    /// whole once every frame of it is added. Only [`CacheWriter::add_slice`]
+    /// notes it in the journal: a solve that adds frames (one of half a
+    /// byte per position) starts again from nothing.
+    pub(crate) fn add_frames(
+        &self,
+        slice: usize,
+        base: usize,
+        values: [&[u16]; 2],
+    ) -> io::Result<()> {
         let fe = self.header.frame_entries;
-        let total = 2 * self.parts;
+        debug_assert!(base.is_multiple_of(fe));
+        let first = base / fe;
+        let parts = values[0].len().div_ceil(fe);
+        let total = 2 * parts;
         // A batch of frames at a time, compressed side by side: all of a
         // 6-piece material's compressed frames at once would be gigabytes
         // beside its values.
@@ -498,10 +516,13 @@ impl CacheWriter {
             let frames: Vec<(usize, Vec<u8>)> = (start..(start + batch).min(total))
                 .into_par_iter()
                 .map(|k| {
-                    let (side, part) = (k / self.parts, k % self.parts);
-                    let v = &values[side];
+                    let (side, part) = (k / parts, k % parts);
+                    let v = values[side];
                     let chunk = &v[part * fe..((part + 1) * fe).min(v.len())];
-                    Ok(((slice * 2 + side) * self.parts + part, compress(chunk)?))
+                    Ok((
+                        (slice * 2 + side) * self.parts + first + part,
+                        compress(chunk)?,
+                    ))
                 })
                 .collect::<io::Result<_>>()?;
             let mut st = self.state.lock().expect("no panic while held");
@@ -512,6 +533,12 @@ impl CacheWriter {
                 st.frames[i] = Some((at, bytes.len() as u64));
             }
         }
+        Ok(())
+    }
+
+    /// Notes in the journal that slice `slice` is in the file.
+    fn note_slice(&self, slice: usize) -> io::Result<()> {
+        let total = 2 * self.parts;
         if let Some((_, journal)) = &self.journal {
             // The slice is in the file: note it, in one write (a kill cuts
             // at most this line short, and a line without its newline is

@@ -23,6 +23,17 @@
 //! per side, per 2^20 entries: length (u64), zstd frame of the values
 //! ```
 //!
+//! A solve in half a byte per position ([`super::compact`]) saves its codes
+//! instead, and the part of its spill file that holds the levels done (the
+//! file, `.<cache file>.<slice>.spill`, is cut back to it on resuming):
+//!
+//! ```text
+//! magic "FMCKPH01", slice, entries, first-pass blocks done, next level,
+//!   spill bytes, spill frames                    (u64 each, little-endian)
+//! per spill frame: chunk (u32), level (u32), offset (u64), length (u32)
+//! per side, per 2^20 bytes of codes: length (u64), zstd frame of the codes
+//! ```
+//!
 //! Each frame carries zstd's content checksum. A checkpoint is written under
 //! a temporary name and renamed, so that a kill while writing leaves the one
 //! before. It is not synced: a checkpoint cut short by a system crash fails
@@ -33,15 +44,20 @@ use std::{
     fs::{self, File},
     io::{self, BufReader, BufWriter, Read, Write},
     path::{Path, PathBuf},
-    sync::atomic::{AtomicU16, AtomicUsize, Ordering::Relaxed},
+    sync::atomic::{AtomicU16, AtomicU8, AtomicUsize, Ordering::Relaxed},
     time::{Duration, Instant},
 };
 
 use rayon::prelude::*;
 
-use super::cache::CacheError;
+use super::{
+    cache::CacheError,
+    spill::{SpillFrame, SpillMark},
+};
 
 const MAGIC: &[u8; 8] = b"FMCKPT01";
+/// The magic of a checkpoint of a solve in half a byte per position.
+const COMPACT_MAGIC: &[u8; 8] = b"FMCKPH01";
 /// Entries per frame.
 const FRAME: usize = 1 << 20;
 /// zstd level: the fastest. A checkpoint is read once at most, and a 6-piece
@@ -53,6 +69,9 @@ const LEVEL: i32 = 1;
 const BATCH: usize = 4;
 /// The suffix of a checkpoint's name: `.<file>.<slice>.checkpoint`.
 pub(crate) const SUFFIX: &str = ".checkpoint";
+/// The suffix of the spill file beside a checkpoint of a solve in half a
+/// byte per position: `.<file>.<slice>.spill`.
+pub(crate) const SPILL_SUFFIX: &str = ".spill";
 
 /// Batches of blocks of the first pass, with a chance of a checkpoint after
 /// each: at most this many.
@@ -97,10 +116,13 @@ impl Reached {
     }
 }
 
-/// The name of the cache file whose checkpoint is called `name` (without
-/// the leading dot), if it is one.
+/// The name of the cache file whose checkpoint (or spill file) is called
+/// `name` (without the leading dot), if it is one.
 pub(crate) fn file_of_checkpoint(name: &str) -> Option<&str> {
-    let (file, slice) = name.strip_suffix(SUFFIX)?.rsplit_once('.')?;
+    let stem = name
+        .strip_suffix(SUFFIX)
+        .or_else(|| name.strip_suffix(SPILL_SUFFIX))?;
+    let (file, slice) = stem.rsplit_once('.')?;
     slice.parse::<usize>().ok().map(|_| file)
 }
 
@@ -188,6 +210,58 @@ impl Checkpoint {
     ///
     /// Writing fails (the temporary file is removed).
     pub(crate) fn save(&self, reached: Reached, values: &[Vec<AtomicU16>; 2]) -> io::Result<()> {
+        self.save_with(|out| {
+            out.write_all(MAGIC)?;
+            let entries = values[0].len();
+            for n in [self.slice, entries, reached.first_pass, reached.next_level] {
+                out.write_all(&(n as u64).to_le_bytes())?;
+            }
+            write_sides(out, [&values[0], &values[1]], |cell, b| {
+                b.copy_from_slice(&cell.load(Relaxed).to_le_bytes())
+            })
+        })
+    }
+
+    /// Saves the state of a solve in half a byte per position
+    /// ([`super::compact`]): its `codes` (both sides, two entries a byte)
+    /// and how much of its spill file (beside this checkpoint, see
+    /// [`Checkpoint::spill_path`]) holds the levels done, `spill`.
+    ///
+    /// # Errors
+    ///
+    /// Writing fails (the temporary file is removed).
+    pub(crate) fn save_compact(
+        &self,
+        reached: Reached,
+        entries: usize,
+        codes: [&[AtomicU8]; 2],
+        spill: &SpillMark,
+    ) -> io::Result<()> {
+        self.save_with(|out| {
+            out.write_all(COMPACT_MAGIC)?;
+            for n in [
+                self.slice,
+                entries,
+                reached.first_pass,
+                reached.next_level,
+                spill.len as usize,
+                spill.frames.len(),
+            ] {
+                out.write_all(&(n as u64).to_le_bytes())?;
+            }
+            for f in &spill.frames {
+                out.write_all(&f.to_bytes())?;
+            }
+            write_sides(out, codes, |cell, b| b[0] = cell.load(Relaxed))
+        })
+    }
+
+    /// Writes a checkpoint with `write`, under a temporary name renamed
+    /// into place.
+    fn save_with(
+        &self,
+        write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+    ) -> io::Result<()> {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let name = self
             .path
@@ -203,33 +277,7 @@ impl Checkpoint {
         ));
         let result = (|| {
             let mut out = BufWriter::new(File::create(&tmp)?);
-            out.write_all(MAGIC)?;
-            let entries = values[0].len();
-            for n in [self.slice, entries, reached.first_pass, reached.next_level] {
-                out.write_all(&(n as u64).to_le_bytes())?;
-            }
-            for side in values {
-                let frames = side.len().div_ceil(FRAME);
-                for start in (0..frames).step_by(BATCH) {
-                    let batch: Vec<Vec<u8>> = (start..(start + BATCH).min(frames))
-                        .into_par_iter()
-                        .map(|f| {
-                            let cells = &side[f * FRAME..((f + 1) * FRAME).min(side.len())];
-                            let mut plain = vec![0u8; 2 * cells.len()];
-                            for (out, cell) in plain.chunks_exact_mut(2).zip(cells) {
-                                out.copy_from_slice(&cell.load(Relaxed).to_le_bytes());
-                            }
-                            let mut zstd = zstd::bulk::Compressor::new(LEVEL)?;
-                            zstd.set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))?;
-                            zstd.compress(&plain)
-                        })
-                        .collect::<io::Result<_>>()?;
-                    for bytes in batch {
-                        out.write_all(&(bytes.len() as u64).to_le_bytes())?;
-                        out.write_all(&bytes)?;
-                    }
-                }
-            }
+            write(&mut out)?;
             out.into_inner().map_err(io::IntoInnerError::into_error)?;
             fs::rename(&tmp, &self.path)
         })();
@@ -251,84 +299,235 @@ impl Checkpoint {
     /// size, a frame's checksum or length); [`CacheError::Io`] if it cannot
     /// be read.
     pub(crate) fn load(&self, values: &[Vec<AtomicU16>; 2]) -> Result<Reached, CacheError> {
+        let mut input = self.open(MAGIC)?;
+        let reached = self.read_reached(&mut input, values[0].len())?;
+        read_sides(
+            &mut input,
+            [&values[0], &values[1]],
+            &|e| self.damaged(e),
+            |cell, b| cell.store(u16::from_le_bytes([b[0], b[1]]), Relaxed),
+        )?;
+        Ok(reached)
+    }
+
+    /// Loads a checkpoint of a solve in half a byte per position into
+    /// `codes` (see [`Checkpoint::save_compact`]), and returns how far the
+    /// solve had gone and how much of its spill file that takes.
+    ///
+    /// # Errors
+    ///
+    /// As [`Checkpoint::load`].
+    pub(crate) fn load_compact(
+        &self,
+        entries: usize,
+        codes: [&[AtomicU8]; 2],
+    ) -> Result<(Reached, SpillMark), CacheError> {
+        let mut input = self.open(COMPACT_MAGIC)?;
+        let reached = self.read_reached(&mut input, entries)?;
+        let len = read_word(&mut input, &|e| self.damaged(e))?;
+        let count = read_word(&mut input, &|e| self.damaged(e))?;
+        // A frame of the spill holds records of at least one position.
+        if count > len {
+            return Err(self.damaged(format!("{count} spill frames in {len} bytes").into()));
+        }
+        let mut frames = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let mut b = [0u8; SpillFrame::BYTES];
+            input
+                .read_exact(&mut b)
+                .map_err(|e| self.damaged(e.into()))?;
+            let f = SpillFrame::from_bytes(&b);
+            if f.at + u64::from(f.len) > len {
+                return Err(self.damaged("a spill frame past the spill's end".to_owned().into()));
+            }
+            frames.push(f);
+        }
+        read_sides(&mut input, codes, &|e| self.damaged(e), |cell, b| {
+            cell.store(b[0], Relaxed)
+        })?;
+        Ok((reached, SpillMark { len, frames }))
+    }
+
+    /// The file opened, past its magic (which must be `magic`).
+    fn open(&self, magic: &[u8; 8]) -> Result<BufReader<File>, CacheError> {
         let file = match File::open(&self.path) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(CacheError::Missing),
             Err(e) => return Err(e.into()),
         };
-        let damaged = |why: String| CacheError::Damaged(format!("{}: {why}", self.path.display()));
-        let cut = |e: io::Error| match e.kind() {
-            io::ErrorKind::UnexpectedEof => damaged("cut short".into()),
-            _ => CacheError::Io(e),
-        };
         let mut input = BufReader::new(file);
-        let mut magic = [0u8; 8];
-        input.read_exact(&mut magic).map_err(cut)?;
-        if &magic != MAGIC {
-            return Err(damaged("not a checkpoint".into()));
+        let mut got = [0u8; 8];
+        input
+            .read_exact(&mut got)
+            .map_err(|e| self.damaged(e.into()))?;
+        if &got != magic {
+            return Err(self.damaged("not a checkpoint".to_owned().into()));
         }
-        let mut word = || -> Result<u64, CacheError> {
-            let mut b = [0u8; 8];
-            input.read_exact(&mut b).map_err(cut)?;
-            Ok(u64::from_le_bytes(b))
-        };
-        let (slice, entries, first_pass, next) = (word()?, word()?, word()?, word()?);
-        if slice != self.slice as u64 || entries != values[0].len() as u64 {
-            return Err(damaged(format!(
-                "holds slice {slice} of {entries} entries, not slice {} of {}",
-                self.slice,
-                values[0].len()
-            )));
-        }
-        let blocks = values[0].len().div_ceil(super::levels::BLOCK) as u64;
-        if first_pass > blocks || (first_pass < blocks && next > 0) || next > 1 << 16 {
-            return Err(damaged(format!(
-                "first pass {first_pass} of {blocks} blocks, level {next}"
-            )));
-        }
-        let reached = Reached {
-            first_pass: first_pass as usize,
-            next_level: next as usize,
-        };
-        let mut decompressor = zstd::bulk::Decompressor::new()?;
-        let (mut bytes, mut raw) = (Vec::new(), Vec::new());
-        for side in values {
-            for (f, cells) in side.chunks(FRAME).enumerate() {
-                let mut len = [0u8; 8];
-                input.read_exact(&mut len).map_err(cut)?;
-                let len = u64::from_le_bytes(len);
-                // A frame of 2^20 values never compresses to more than
-                // this; a larger length is a damaged file, not an
-                // allocation to try.
-                if len > 4 * FRAME as u64 {
-                    return Err(damaged(format!("frame {f}: length {len}")));
-                }
-                bytes.resize(len as usize, 0);
-                input.read_exact(&mut bytes).map_err(cut)?;
-                raw.clear();
-                raw.reserve(2 * cells.len());
-                decompressor
-                    .decompress_to_buffer(&bytes[..], &mut raw)
-                    .map_err(|e| damaged(format!("frame {f}: {e}")))?;
-                if raw.len() != 2 * cells.len() {
-                    return Err(damaged(format!("frame {f}: {} bytes", raw.len())));
-                }
-                for (cell, b) in cells.iter().zip(raw.chunks_exact(2)) {
-                    cell.store(u16::from_le_bytes([b[0], b[1]]), Relaxed);
-                }
-            }
-        }
-        let mut rest = [0u8; 1];
-        if input.read(&mut rest)? != 0 {
-            return Err(damaged("bytes after the last frame".into()));
-        }
-        Ok(reached)
+        Ok(input)
     }
 
-    /// Removes the checkpoint (its slice is in the cache file).
+    /// A damaged file's error, or an I/O error's.
+    fn damaged(&self, why: Why) -> CacheError {
+        match why {
+            Why::Io(e) if e.kind() != io::ErrorKind::UnexpectedEof => CacheError::Io(e),
+            Why::Io(_) => CacheError::Damaged(format!("{}: cut short", self.path.display())),
+            Why::Text(t) => CacheError::Damaged(format!("{}: {t}", self.path.display())),
+        }
+    }
+
+    /// The header words after the magic: the slice and its entries, which
+    /// must be this checkpoint's and `entries`, and how far the solve went.
+    fn read_reached(
+        &self,
+        input: &mut BufReader<File>,
+        entries: usize,
+    ) -> Result<Reached, CacheError> {
+        let mut word = || read_word(input, &|e| self.damaged(e));
+        let (slice, held, first_pass, next) = (word()?, word()?, word()?, word()?);
+        if slice != self.slice as u64 || held != entries as u64 {
+            return Err(self.damaged(
+                format!(
+                    "holds slice {slice} of {held} entries, not slice {} of {entries}",
+                    self.slice
+                )
+                .into(),
+            ));
+        }
+        let blocks = entries.div_ceil(super::levels::BLOCK) as u64;
+        if first_pass > blocks || (first_pass < blocks && next > 0) || next > 1 << 16 {
+            return Err(self.damaged(
+                format!("first pass {first_pass} of {blocks} blocks, level {next}").into(),
+            ));
+        }
+        Ok(Reached {
+            first_pass: first_pass as usize,
+            next_level: next as usize,
+        })
+    }
+
+    /// The spill file of a solve in half a byte per position that this
+    /// checkpoint saves: `.<file>.<slice>.spill`, removed with it.
+    pub(crate) fn spill_path(&self) -> PathBuf {
+        let name = self
+            .path
+            .file_name()
+            .expect("a file name")
+            .to_string_lossy();
+        let stem = name.strip_suffix(SUFFIX).expect("a checkpoint's name");
+        self.path.with_file_name(format!("{stem}{SPILL_SUFFIX}"))
+    }
+
+    /// Removes the checkpoint and its spill file, if any (its slice is in
+    /// the cache file).
     pub(crate) fn remove(&self) {
         let _ = fs::remove_file(&self.path);
+        let _ = fs::remove_file(self.spill_path());
     }
+}
+
+/// Why a checkpoint is not read: an I/O error (end of file: cut short), or
+/// a failed check.
+enum Why {
+    Io(io::Error),
+    Text(String),
+}
+
+impl From<io::Error> for Why {
+    fn from(e: io::Error) -> Why {
+        Why::Io(e)
+    }
+}
+
+impl From<String> for Why {
+    fn from(t: String) -> Why {
+        Why::Text(t)
+    }
+}
+
+fn read_word(
+    input: &mut BufReader<File>,
+    damaged: &dyn Fn(Why) -> CacheError,
+) -> Result<u64, CacheError> {
+    let mut b = [0u8; 8];
+    input.read_exact(&mut b).map_err(|e| damaged(e.into()))?;
+    Ok(u64::from_le_bytes(b))
+}
+
+/// Writes both sides' cells, [`FRAME`] cells a zstd frame (with its
+/// checksum) preceded by its length, each cell's bytes put by `put`.
+fn write_sides<T: Sync>(
+    out: &mut BufWriter<File>,
+    sides: [&[T]; 2],
+    put: impl Fn(&T, &mut [u8]) + Sync,
+) -> io::Result<()> {
+    let width = std::mem::size_of::<T>();
+    for side in sides {
+        let frames = side.len().div_ceil(FRAME);
+        for start in (0..frames).step_by(BATCH) {
+            let batch: Vec<Vec<u8>> = (start..(start + BATCH).min(frames))
+                .into_par_iter()
+                .map(|f| {
+                    let cells = &side[f * FRAME..((f + 1) * FRAME).min(side.len())];
+                    let mut plain = vec![0u8; std::mem::size_of_val(cells)];
+                    for (out, cell) in plain.chunks_exact_mut(width).zip(cells) {
+                        put(cell, out);
+                    }
+                    let mut zstd = zstd::bulk::Compressor::new(LEVEL)?;
+                    zstd.set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))?;
+                    zstd.compress(&plain)
+                })
+                .collect::<io::Result<_>>()?;
+            for bytes in batch {
+                out.write_all(&(bytes.len() as u64).to_le_bytes())?;
+                out.write_all(&bytes)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads what [`write_sides`] wrote into `sides` (as many cells as they
+/// hold), each cell from its bytes by `set`, and checks that nothing
+/// follows.
+fn read_sides<T>(
+    input: &mut BufReader<File>,
+    sides: [&[T]; 2],
+    damaged: &dyn Fn(Why) -> CacheError,
+    set: impl Fn(&T, &[u8]),
+) -> Result<(), CacheError> {
+    let width = std::mem::size_of::<T>();
+    let mut decompressor = zstd::bulk::Decompressor::new()?;
+    let (mut bytes, mut raw) = (Vec::new(), Vec::new());
+    for side in sides {
+        for (f, cells) in side.chunks(FRAME).enumerate() {
+            let len = read_word(input, damaged)?;
+            // A frame of 2^20 cells never compresses to more than this; a
+            // larger length is a damaged file, not an allocation to try.
+            if len > 2 * (width * FRAME) as u64 + 1024 {
+                return Err(damaged(format!("frame {f}: length {len}").into()));
+            }
+            bytes.resize(len as usize, 0);
+            input
+                .read_exact(&mut bytes)
+                .map_err(|e| damaged(e.into()))?;
+            raw.clear();
+            raw.reserve(std::mem::size_of_val(cells));
+            decompressor
+                .decompress_to_buffer(&bytes[..], &mut raw)
+                .map_err(|e| damaged(format!("frame {f}: {e}").into()))?;
+            if raw.len() != std::mem::size_of_val(cells) {
+                return Err(damaged(format!("frame {f}: {} bytes", raw.len()).into()));
+            }
+            for (cell, b) in cells.iter().zip(raw.chunks_exact(width)) {
+                set(cell, b);
+            }
+        }
+    }
+    let mut rest = [0u8; 1];
+    if input.read(&mut rest)? != 0 {
+        return Err(damaged("bytes after the last frame".to_owned().into()));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -435,6 +634,10 @@ mod tests {
     fn checkpoint_names_give_their_file() {
         assert_eq!(
             file_of_checkpoint("KQvK.rule-50.dtz.b1.fms.0.checkpoint"),
+            Some("KQvK.rule-50.dtz.b1.fms")
+        );
+        assert_eq!(
+            file_of_checkpoint("KQvK.rule-50.dtz.b1.fms.0.spill"),
             Some("KQvK.rule-50.dtz.b1.fms")
         );
         assert_eq!(file_of_checkpoint("KQvK.rule-50.dtz.b1.fms.journal"), None);

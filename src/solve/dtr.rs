@@ -384,7 +384,15 @@ impl Dtr<'_> {
     fn predecessors(&self, e: usize, sq: &Squares, stm: Color, mut visit: impl FnMut(usize, u16)) {
         let cells = &self.state[side(!stm)];
         let mut preds = [(0usize, 0u16); MAX_PREDECESSORS];
-        let count = quiet_predecessors(self.layout, e, sq, !stm, self.weight, cells, &mut preds);
+        let count = quiet_predecessors(
+            self.layout,
+            e,
+            sq,
+            !stm,
+            self.weight,
+            |pe| prefetch(&cells[pe]),
+            &mut preds,
+        );
         for &(pe, weight) in &preds[..count] {
             visit(pe, weight);
         }

@@ -39,6 +39,7 @@
 mod board;
 mod cache;
 mod checkpoint;
+mod compact;
 mod dtr;
 mod exits;
 mod geometry;
@@ -48,6 +49,7 @@ mod pages;
 mod positions;
 mod reach;
 mod retro;
+mod spill;
 mod stats;
 mod table;
 #[cfg(test)]
@@ -249,6 +251,22 @@ pub struct Solver {
     /// Fail a slice's solve once it has written this many checkpoints
     /// (tests of resuming from one).
     stop_after_checkpoints: Option<usize>,
+    /// Solve a rule's DTZ without pawns in half a byte per position from
+    /// this many entries on ([`COMPACT_ENTRIES`]; tests lower it).
+    compact_from: usize,
+}
+
+/// The entries from which a material without pawns is solved for a rule's
+/// DTZ in half a byte per position and side (`compact`) instead of two
+/// bytes: the 6-piece materials (KNN v KNN has 1.9 G), where two bytes
+/// take 7 to 31 GB. A paged solve (below the whole bound) solves every
+/// material without pawns that way.
+pub const COMPACT_ENTRIES: usize = 1 << 30;
+
+/// Whether `layout` is solved for `metric` in half a byte per position and
+/// side, with entries from `from` on.
+fn uses_compact(layout: &Layout, metric: Metric, from: usize) -> bool {
+    !layout.has_pawns() && metric == Metric::Dtz && layout.entries >= from
 }
 
 /// Work on a slice between two of its checkpoints by default: a killed
@@ -266,7 +284,21 @@ impl Solver {
             interrupt_after: None,
             checkpoint_every: CHECKPOINT_EVERY,
             stop_after_checkpoints: None,
+            // A measurement knob (docs/performance.md): the memory plans
+            // do not follow it, so it is for materials that fit anyway.
+            compact_from: std::env::var("FIFTYMOVE_SOLVE_COMPACT_FROM")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(COMPACT_ENTRIES),
         }
+    }
+
+    /// This solver, solving a rule's DTZ without pawns in half a byte per
+    /// position from `entries` entries on (0: always).
+    #[cfg(test)]
+    pub(crate) fn compact_from(mut self, entries: usize) -> Solver {
+        self.compact_from = entries;
+        self
     }
 
     /// This solver, saving a slice's values to its cache every `every` of
@@ -332,7 +364,21 @@ impl Solver {
             }
         }
         let at_once = widest.values().copied().max().unwrap_or(1);
+        if uses_compact(layout, metric, COMPACT_ENTRIES) {
+            return Self::compact_bytes(layout);
+        }
         at_once * Self::slice_entry_bytes(metric) * layout.entries as u64
+    }
+
+    /// The working set of a solve in half a byte per position and side:
+    /// the codes; the values of a chunk made again from the spill (two
+    /// sides, twice while gathered: 32 MiB) and its frames being compressed
+    /// or a batch of records being spilled (32 MiB); and the sets of blocks
+    /// by level (an eighth of a byte per block and level, for up to 1,024
+    /// levels: KRN v KNN's deepest DTZ under the 50-move rule is 485).
+    fn compact_bytes(layout: &Layout) -> u64 {
+        let blocks = layout.entries.div_ceil(levels::BLOCK) as u64;
+        layout.entries as u64 + (64 << 20) + blocks.div_ceil(8) * 1024
     }
 
     /// Bytes per entry (position, both sides) of a slice being solved: two
@@ -416,9 +462,14 @@ impl Solver {
     }
 
     /// The values of the slice being solved when `m` is: the working set of
-    /// one step of a paged solve.
+    /// one step of a paged solve (a paged solve takes every material
+    /// without pawns in half a byte for DTZ).
     fn slice_bytes(m: &Material, metric: Metric) -> u64 {
-        Self::slice_entry_bytes(metric) * Layout::new(m).entries as u64
+        let layout = Layout::new(m);
+        if uses_compact(&layout, metric, 0) {
+            return Self::compact_bytes(&layout);
+        }
+        Self::slice_entry_bytes(metric) * layout.entries as u64
     }
 
     /// The slice values of a paged step that solves (`solving`) or reads
@@ -1377,7 +1428,26 @@ impl<'s> Run<'s> {
             }
             Ok::<(), Error>(())
         };
-        for advance in groups.into_iter().rev() {
+        let compact_from = match self.pages {
+            Some(_) => 0,
+            None => self.solver.compact_from,
+        };
+        let compact = uses_compact(&layout, self.metric, compact_from)
+            && only.is_none()
+            && resumed.is_empty();
+        if compact {
+            let found = self.solve_compact(
+                &layout,
+                &exits,
+                keep.then_some(&own),
+                writer.as_deref(),
+                counting,
+                progress,
+            )?;
+            *stats.lock().expect("no panic while held") = found;
+            self.check_pages(Some(&own))?;
+        }
+        for advance in groups.into_iter().rev().filter(|_| !compact) {
             let slices: Vec<usize> = (0..layout.slices.len())
                 .filter(|&s| layout.slices[s].advance == advance && wanted(s))
                 .collect();
@@ -1413,6 +1483,92 @@ impl<'s> Run<'s> {
             }
         }
         Ok(stats.into_inner().expect("no panic while held"))
+    }
+
+    /// Solves `layout` (one slice, no pawns) for the rule's DTZ in half a
+    /// byte per position and side ([`compact`]), then makes its values
+    /// again a chunk at a time for `own` (if kept), the cache file and the
+    /// counts; returns the counts, longest positions included.
+    fn solve_compact(
+        &self,
+        layout: &Layout,
+        exits: &MaterialExits<'_>,
+        own: Option<&Table>,
+        writer: Option<&cache::CacheWriter>,
+        counting: &[Counting],
+        progress: &dyn Progress,
+    ) -> Result<Vec<ScanStats>> {
+        let dir = match self.cache() {
+            Some(c) => c.dir().to_path_buf(),
+            None => std::env::temp_dir(),
+        };
+        let spill_error = |e: std::io::Error| {
+            if e.kind() == std::io::ErrorKind::InvalidData {
+                Error::inconsistent("the solver", format!("its spill file: {e}"))
+            } else {
+                cache_error(&dir, e)
+            }
+        };
+        // Only a cache file that a later run takes up has checkpoints.
+        let checkpoint = match (writer, &self.solver.cache) {
+            (Some(w), Some(_)) => w.checkpoint(
+                0,
+                self.solver.checkpoint_every,
+                self.solver.stop_after_checkpoints,
+                format!(
+                    "{} ({})",
+                    layout.material.table_name(),
+                    describe(self.rule, self.metric)
+                ),
+            ),
+            _ => None,
+        };
+        let done = compact::solve(
+            layout,
+            self.rule,
+            exits,
+            &dir,
+            progress,
+            checkpoint.as_ref(),
+        )?;
+        let mut stats: Vec<ScanStats> = counting.iter().map(Counting::empty).collect();
+        for chunk in 0..done.chunks() {
+            let values = done.values(chunk).map_err(spill_error)?;
+            let base = chunk * compact::Compact::CHUNK;
+            let values = [&values[0][..], &values[1][..]];
+            if let Some(own) = own {
+                own.set_range(0, base, values);
+            }
+            if let Some(w) = writer {
+                w.add_frames(0, base, values)
+                    .map_err(|e| cache_error(&dir, e))?;
+            }
+            for (k, c) in counting.iter().enumerate() {
+                stats[k] += &c.counts(layout, 0, base, values);
+            }
+        }
+        for (k, c) in counting.iter().enumerate() {
+            let depths = [
+                c.longest_depths(&stats[k], 0),
+                c.longest_depths(&stats[k], 1),
+            ];
+            c.add_longest(
+                &mut stats[k],
+                &|s, offer| {
+                    for &d in &depths[s] {
+                        done.at_level(d as usize, s, offer)?;
+                    }
+                    Ok(())
+                },
+                layout,
+                0,
+            )
+            .map_err(spill_error)?;
+        }
+        // The checkpoint and its spill stay until the cache file is
+        // finished (which removes them): a kill before then resumes from
+        // the last checkpoint, not from nothing.
+        Ok(stats)
     }
 
     /// Makes the table of `material`, which only the materials above it

@@ -62,17 +62,18 @@ pub(crate) fn prefetch<T>(cell: &T) {
 /// The predecessors of the position `sq` (entry `e`) by a quiet move of
 /// `mover`, written to `preds` with the weight of each retraction (`weight`
 /// a move, scaled by the stabilisers without pawns, see the module docs),
-/// and their cells in `cells` prefetched; returns how many there are. The
+/// each one's cell prefetched by `touch(entry)`; returns how many there
+/// are. The
 /// predecessors come first and the updates after: each update is a locked
 /// compare-and-swap that waits for its cache line, so the misses are better
 /// taken side by side beforehand.
-pub(crate) fn quiet_predecessors<T>(
+pub(crate) fn quiet_predecessors(
     layout: &Layout,
     e: usize,
     sq: &Squares,
     mover: Color,
     weight: u16,
-    cells: &[T],
+    touch: impl Fn(usize),
     preds: &mut [(usize, u16); MAX_PREDECESSORS],
 ) -> usize {
     let board = Board::new(layout, sq);
@@ -85,7 +86,7 @@ pub(crate) fn quiet_predecessors<T>(
         let Some(pe) = layout.entry_after_move(e, sq, &p, slot) else {
             return;
         };
-        prefetch(&cells[pe]);
+        touch(pe);
         preds[count] = (
             pe,
             if pawnless {
@@ -445,7 +446,15 @@ impl Solver<'_> {
         let mover = !stm;
         let cells = &self.values[side(mover)];
         let mut preds = [(0usize, 0u16); MAX_PREDECESSORS];
-        let count = quiet_predecessors(self.layout, e, sq, mover, self.weight, cells, &mut preds);
+        let count = quiet_predecessors(
+            self.layout,
+            e,
+            sq,
+            mover,
+            self.weight,
+            |pe| prefetch(&cells[pe]),
+            &mut preds,
+        );
         for &(pe, weight) in &preds[..count] {
             let cell = &cells[pe];
             match o {

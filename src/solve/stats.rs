@@ -20,8 +20,14 @@ use crate::{
         material::{Material, Symmetry},
         wdl::Wdl,
     },
-    model::{enumerate::Enumerator, ScanStats, Shard, SideStats},
+    model::{enumerate::Enumerator, Longest, ScanStats, Shard, SideStats},
 };
+
+/// Where [`Counting::add_longest`] finds the positions that may be the
+/// longest of their class: `candidates(side, offer)` calls `offer(entry,
+/// value)` for them.
+pub(crate) type Candidates<'a> =
+    dyn Fn(usize, &(dyn Fn(usize, u16) + Sync)) -> std::io::Result<()> + 'a;
 
 /// How a solved material's entries are counted for one material as the
 /// user wrote it (White first), which may be the table's colours swapped.
@@ -208,23 +214,55 @@ impl Counting {
 
     /// The statistics of one solved slice.
     pub(crate) fn slice(&self, layout: &Layout, slice: usize, values: &SliceValues) -> ScanStats {
+        let mut stats = self.counts(layout, slice, 0, [&values[0], &values[1]]);
+        let chunk = 1 << 14;
+        self.add_longest(
+            &mut stats,
+            &|s, offer| {
+                (0..layout.entries.div_ceil(chunk))
+                    .into_par_iter()
+                    .for_each(|c| {
+                        for e in c * chunk..((c + 1) * chunk).min(layout.entries) {
+                            offer(e, values[s][e]);
+                        }
+                    });
+                Ok(())
+            },
+            layout,
+            slice,
+        )
+        .expect("values in memory read without error");
+        stats
+    }
+
+    /// The counts and histograms of the entries `base..` of a slice, whose
+    /// values (both sides) are `values`; the longest positions are left to
+    /// [`Counting::add_longest`], once the counts of the whole slice are
+    /// known.
+    pub(crate) fn counts(
+        &self,
+        layout: &Layout,
+        slice: usize,
+        base: usize,
+        values: [&[u16]; 2],
+    ) -> ScanStats {
         let weight = if layout.has_pawns() {
             layout.orbit_weight(slice)
         } else {
             1
         };
-        // Pass 1: counts and histograms, by chunks in parallel.
+        let len = values[0].len();
         let chunk = 1 << 14;
-        let mut stats = (0..layout.entries.div_ceil(chunk))
+        (0..len.div_ceil(chunk))
             .into_par_iter()
             .map(|c| {
                 let mut part = self.empty();
                 let mut sq: Squares = [0; MAX_PIECES];
-                for e in c * chunk..((c + 1) * chunk).min(layout.entries) {
-                    if values[0][e] == value::NONE && values[1][e] == value::NONE {
+                for i in c * chunk..((c + 1) * chunk).min(len) {
+                    if values[0][i] == value::NONE && values[1][i] == value::NONE {
                         continue;
                     }
-                    layout.decode(slice, e, &mut sq);
+                    layout.decode(slice, base + i, &mut sq);
                     let (weight, raw) = if layout.has_pawns() {
                         let u = self.user_squares(layout, &sq);
                         if !self.counted(&u) {
@@ -244,7 +282,7 @@ impl Counting {
                         (orbits * counted / f, raw * counted / f)
                     };
                     for (s, side_values) in values.iter().enumerate() {
-                        let v = side_values[e];
+                        let v = side_values[i];
                         let Some((wdl, dtz)) = self.class_and_dtz(v) else {
                             continue;
                         };
@@ -260,50 +298,83 @@ impl Counting {
                     a += &b;
                     a
                 },
-            );
-        // Pass 2: the longest of each class, whose FENs are worth making.
+            )
+    }
+
+    /// Adds to `stats` (the counts of a whole slice) the longest position
+    /// of each class: `candidates(side, offer)` calls `offer(entry, value)`
+    /// for the entries of side `side` (0 white, 1 black) that may be one,
+    /// from any number of threads, and is asked only for sides and depths
+    /// that have a class to fill (`depths` lists them per side).
+    ///
+    /// # Errors
+    ///
+    /// What `candidates` returns.
+    pub(crate) fn add_longest(
+        &self,
+        stats: &mut ScanStats,
+        candidates: &Candidates<'_>,
+        layout: &Layout,
+        slice: usize,
+    ) -> std::io::Result<()> {
         for user_stm in Color::ALL {
             let s = self.side_index(user_stm);
             let side = stats.side_mut(user_stm);
-            let targets: Vec<(Wdl, u32)> = [Wdl::Win, Wdl::CursedWin, Wdl::Loss, Wdl::BlessedLoss]
-                .into_iter()
-                .filter_map(|w| max_depth(side, w, self.rule).map(|d| (w, d)))
-                .collect();
+            let targets: Vec<(Wdl, u32)> = self.longest_targets(side);
             if targets.is_empty() {
                 continue;
             }
-            let found = (0..layout.entries.div_ceil(chunk))
-                .into_par_iter()
-                .map(|c| {
-                    let mut part = SideStats::default();
-                    let mut sq: Squares = [0; MAX_PIECES];
-                    for e in c * chunk..((c + 1) * chunk).min(layout.entries) {
-                        let Some((wdl, dtz)) = self.class_and_dtz(values[s][e]) else {
-                            continue;
-                        };
-                        let mag = dtz.unsigned_abs();
-                        if !targets.contains(&(wdl, mag)) {
-                            continue;
-                        }
-                        layout.decode(slice, e, &mut sq);
-                        // Each labelling's orbit has its own smallest
-                        // placement, and so its own FEN to offer.
-                        for labelled in layout.labellings(&sq) {
-                            let u = self.user_squares(layout, &labelled);
-                            if self.counted(&u) {
-                                part.longest.offer(wdl, mag, || self.fen(&u, user_stm));
-                            }
-                        }
+            let found = std::sync::Mutex::new(Longest::default());
+            candidates(s, &|e, v| {
+                let Some((wdl, dtz)) = self.class_and_dtz(v) else {
+                    return;
+                };
+                let mag = dtz.unsigned_abs();
+                if !targets.contains(&(wdl, mag)) {
+                    return;
+                }
+                let mut sq: Squares = [0; MAX_PIECES];
+                layout.decode(slice, e, &mut sq);
+                // Each labelling's orbit has its own smallest placement,
+                // and so its own FEN to offer.
+                for labelled in layout.labellings(&sq) {
+                    let u = self.user_squares(layout, &labelled);
+                    if self.counted(&u) {
+                        let fen = self.fen(&u, user_stm);
+                        found
+                            .lock()
+                            .expect("no panic while held")
+                            .offer(wdl, mag, || fen);
                     }
-                    part.longest
-                })
-                .reduce(Default::default, |mut a, b| {
-                    a += &b;
-                    a
-                });
-            side.longest += &found;
+                }
+            })?;
+            side.longest += &found.into_inner().expect("no panic while held");
         }
-        stats
+        Ok(())
+    }
+
+    /// The classes of a side whose longest positions are to be found, with
+    /// the depth of each.
+    fn longest_targets(&self, side: &SideStats) -> Vec<(Wdl, u32)> {
+        [Wdl::Win, Wdl::CursedWin, Wdl::Loss, Wdl::BlessedLoss]
+            .into_iter()
+            .filter_map(|w| max_depth(side, w, self.rule).map(|d| (w, d)))
+            .collect()
+    }
+
+    /// The depths of the classes to fill on side `s` (0 white, 1 black) of
+    /// `stats`, for a source that reads positions by depth.
+    pub(crate) fn longest_depths(&self, stats: &ScanStats, s: usize) -> Vec<u32> {
+        let user_stm = self.user_stm(s);
+        let side = stats.side(user_stm);
+        let mut depths: Vec<u32> = self
+            .longest_targets(side)
+            .into_iter()
+            .map(|t| t.1)
+            .collect();
+        depths.sort_unstable();
+        depths.dedup();
+        depths
     }
 
     fn side_index(&self, user_stm: Color) -> usize {

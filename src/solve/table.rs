@@ -348,7 +348,13 @@ impl Table {
 
     /// Fills slice `slice` from its solved values.
     pub(crate) fn set_slice(&self, slice: usize, values: &SliceValues) {
-        let base = self.base(slice);
+        self.set_range(slice, 0, [&values[0], &values[1]]);
+    }
+
+    /// Sets the values of entries `start..` of slice `slice` (`start` even),
+    /// both sides.
+    pub(crate) fn set_range(&self, slice: usize, start: usize, values: [&[u16]; 2]) {
+        let base = self.base(slice) + start;
         match &self.store {
             Store::Values(sides) => {
                 for (side, v) in sides.iter().zip(values) {
@@ -359,8 +365,8 @@ impl Table {
                 }
             }
             Store::Classes(sides) => {
-                // Slices hold an even number of entries, so two slices never
-                // share a byte.
+                // Slices hold an even number of entries, and ranges start
+                // at an even one, so two never share a byte.
                 debug_assert!(base.is_multiple_of(2));
                 for (side, v) in sides.iter().zip(values) {
                     side[base / 2..(base + v.len()).div_ceil(2)]

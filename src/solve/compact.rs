@@ -1,0 +1,748 @@
+//! Retrograde analysis of a material without pawns in half a byte per
+//! position and side, for a rule's DTZ: what lets the largest 6-piece
+//! materials (7.75 G entries per side without like pieces) be solved within
+//! 12 GB, where the two bytes of [`super::retro`] take 31 GB.
+//!
+//! Half a byte holds a state, not a depth. The depths leave memory as they
+//! are found: each level's resolved positions are written to a spill file
+//! (`spill`) while the level is retracted, and a resolved position keeps
+//! only "won" or "lost" once its level is two behind. The values are made
+//! again from the spill, a chunk of entries at a time, when the solve is
+//! done ([`Compact::values`]).
+//!
+//! There is no room for a counter of quiet moves still to lose, so a
+//! position is proved lost the way the Syzygy generator proves it: when one
+//! of its quiet moves turns out to lose (a successor won for the opponent at
+//! the level being retracted), all its quiet moves are generated and looked
+//! up, and the position is lost if every one leads to a position won for the
+//! opponent at that level or before. The verification reads only levels up
+//! to the one retracted, never the next one that other threads are writing,
+//! so the result does not depend on the order of the work, and every depth
+//! equals [`super::retro`]'s (a test compares them on every pawnless table
+//! of up to five pieces here).
+//!
+//! ```text
+//! 0          not a position
+//! 1          open: may be lost (every zeroing move loses, or there is none)
+//! 2 + l % 3  open, and its verification failed at level l (no need to
+//!            verify it again at that level: the levels up to l do not
+//!            change while l is retracted)
+//! 5          cannot be lost (a zeroing move draws, or stalemate)
+//! 6, 7       won, lost at the level just past the rule, unless sooner
+//! 8, 9       won, lost at a level two or more behind the one retracted
+//! 10 + l % 3 won at level l, for the last three levels
+//! 13 + l % 3 lost at level l, for the last three levels
+//! ```
+//!
+//! A failed verification's mark is for its level only: the marks of level
+//! `l - 3`, which read as those of `l`, are opened again before level `l`
+//! is retracted.
+
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+use rayon::prelude::*;
+use shakmaty::Color;
+
+use super::{
+    board::Board,
+    cache::CacheError,
+    checkpoint::{first_pass_batch, Checkpoint, Reached},
+    layout::{Layout, Squares, MAX_PIECES},
+    levels::{Levels, BLOCK},
+    retro::{prefetch, quiet_predecessors, side, Exits, MAX_PREDECESSORS},
+    spill::{Record, Spill},
+    value::{self, Outcome, MAX_DEPTH},
+};
+use crate::error::{Error, Result};
+
+const NONE: u8 = 0;
+const OPEN: u8 = 1;
+const FAILED: u8 = 2;
+const SAFE: u8 = 5;
+const WIN_PAST: u8 = 6;
+const LOSS_PAST: u8 = 7;
+const WIN_OLD: u8 = 8;
+const LOSS_OLD: u8 = 9;
+const WIN_AT: u8 = 10;
+const LOSS_AT: u8 = 13;
+
+/// The code of an open position whose verification failed at `level`.
+#[inline]
+fn failed_at(level: usize) -> u8 {
+    FAILED + (level % 3) as u8
+}
+
+/// Whether `code` is open (it may still be lost).
+#[inline]
+fn is_open(code: u8) -> bool {
+    (OPEN..SAFE).contains(&code)
+}
+
+/// The code of a position won at `level`.
+#[inline]
+fn win_at(level: usize) -> u8 {
+    WIN_AT + (level % 3) as u8
+}
+
+/// The code of a position lost at `level`.
+#[inline]
+fn loss_at(level: usize) -> u8 {
+    LOSS_AT + (level % 3) as u8
+}
+
+/// Whether `code` is resolved (won or lost, at any level).
+#[inline]
+fn is_resolved(code: u8) -> bool {
+    matches!(code, WIN_OLD | LOSS_OLD) || code >= WIN_AT
+}
+
+/// Half a byte per entry, two entries per byte, changed by compare-and-swap
+/// of the byte.
+struct Nibbles {
+    bytes: Vec<AtomicU8>,
+}
+
+impl Nibbles {
+    fn new(entries: usize) -> Nibbles {
+        Nibbles {
+            bytes: (0..entries.div_ceil(2)).map(|_| AtomicU8::new(0)).collect(),
+        }
+    }
+
+    #[inline]
+    fn shift(e: usize) -> u32 {
+        4 * (e as u32 & 1)
+    }
+
+    #[inline]
+    fn get(&self, e: usize) -> u8 {
+        (self.bytes[e / 2].load(Relaxed) >> Self::shift(e)) & 15
+    }
+
+    #[inline]
+    fn cell(&self, e: usize) -> &AtomicU8 {
+        &self.bytes[e / 2]
+    }
+
+    /// Sets entry `e` to `new` if `allowed(old)`; returns whether it did.
+    #[inline]
+    fn update(&self, e: usize, allowed: impl Fn(u8) -> bool, new: u8) -> bool {
+        let shift = Self::shift(e);
+        let cell = &self.bytes[e / 2];
+        let mut cur = cell.load(Relaxed);
+        loop {
+            let old = (cur >> shift) & 15;
+            if !allowed(old) {
+                return false;
+            }
+            let next = (cur & !(15 << shift)) | (new << shift);
+            match cell.compare_exchange_weak(cur, next, Relaxed, Relaxed) {
+                Ok(_) => return true,
+                Err(now) => cur = now,
+            }
+        }
+    }
+}
+
+/// A solve in half a byte per position and side, done, with its spill.
+pub(crate) struct Compact {
+    codes: [Nibbles; 2],
+    spill: Spill,
+    entries: usize,
+}
+
+/// The level just past the rule's limit, where zeroing moves into cursed
+/// wins and blessed losses count (one without a rule, like a plain win).
+fn past_level(rule: super::Rule) -> usize {
+    rule.limit().map_or(1, |l| usize::from(l) + 1)
+}
+
+/// Solves `layout`, a material without pawns, under `rule` (DTZ) with the
+/// exits `exits`, spilling the depths to a file in `dir` (beside the
+/// `checkpoint`, if any, which it goes on from and saves whenever due:
+/// between two batches of the first pass or two levels, as
+/// [`super::retro`] does).
+///
+/// # Errors
+///
+/// [`Error::TooDeep`] past what two bytes of a value hold; [`Error::Output`]
+/// if the spill file or a checkpoint cannot be written or read.
+pub(crate) fn solve(
+    layout: &Layout,
+    rule: super::Rule,
+    exits: &dyn Exits,
+    dir: &std::path::Path,
+    progress: &dyn super::Progress,
+    checkpoint: Option<&Checkpoint>,
+) -> Result<Compact> {
+    debug_assert!(!layout.has_pawns());
+    let blocks = layout.entries.div_ceil(BLOCK);
+    // A checkpointed solve spills to a named file beside its checkpoint,
+    // which a resumed one takes up.
+    let spill = match checkpoint {
+        Some(c) => Spill::open(&c.spill_path(), layout.entries)
+            .map_err(|e| super::cache_error(&c.spill_path(), e))?,
+        None => Spill::new(dir, layout.entries).map_err(|e| super::cache_error(dir, e))?,
+    };
+    let solver = Solver {
+        layout,
+        exits,
+        codes: [Nibbles::new(layout.entries), Nibbles::new(layout.entries)],
+        resolved: Levels::new(blocks, usize::from(MAX_DEPTH) + 2),
+        pending: Levels::new(blocks, usize::from(MAX_DEPTH) + 2),
+        failed: Levels::new(blocks, usize::from(MAX_DEPTH) + 2),
+        past: past_level(rule),
+    };
+    let started = std::time::Instant::now();
+    let reached = match checkpoint {
+        Some(c) => solver.take_up(c, &spill, progress)?,
+        None => Reached::START,
+    };
+    let mut saved = std::time::Instant::now();
+    let mut save = |reached: Reached| -> Result<()> {
+        let Some(c) = checkpoint.filter(|c| c.due(saved)) else {
+            return Ok(());
+        };
+        let codes = [&solver.codes[0].bytes[..], &solver.codes[1].bytes[..]];
+        c.save_compact(reached, layout.entries, codes, &spill.mark())
+            .map_err(|e| super::cache_error(c.path(), e))?;
+        saved = std::time::Instant::now();
+        if c.stop_now() {
+            return Err(Error::inconsistent(
+                "the solver",
+                format!("interrupted after a checkpoint of {}, as asked", c.label()),
+            ));
+        }
+        Ok(())
+    };
+    // The first pass, in batches of blocks with a chance of a checkpoint
+    // after each (one batch without checkpoints).
+    let batch = match checkpoint {
+        Some(_) => first_pass_batch(blocks),
+        None => blocks.max(1),
+    };
+    for start in (reached.first_pass..blocks).step_by(batch) {
+        let end = (start + batch).min(blocks);
+        (start..end).into_par_iter().try_for_each(|b| {
+            solver.first_pass(b)?;
+            progress.advance(BLOCK.min(layout.entries - b * BLOCK) as u64);
+            Ok::<(), Error>(())
+        })?;
+        save(Reached {
+            first_pass: end,
+            next_level: 0,
+        })?;
+    }
+    let first_pass = started.elapsed();
+    let mut level = reached.next_level;
+    loop {
+        solver
+            .pending
+            .blocks(level)
+            .par_iter()
+            .for_each(|&b| solver.resolve_pending(b, level));
+        if level >= 2 {
+            // The codes of level `level - 2` become those of `level + 1`,
+            // which this level writes.
+            solver
+                .resolved
+                .blocks(level - 2)
+                .par_iter()
+                .for_each(|&b| solver.age(b, level - 2));
+        }
+        if level >= 3 {
+            // The marks of level `level - 3` read as this level's.
+            solver
+                .failed
+                .blocks(level - 3)
+                .par_iter()
+                .for_each(|&b| solver.reopen(b, level - 3));
+        }
+        let frontier = solver.resolved.blocks(level);
+        if level + 1 >= usize::from(MAX_DEPTH) && !frontier.is_empty() {
+            return Err(Error::TooDeep {
+                material: layout.material.to_string(),
+                metric: None,
+                detail: format!("a depth beyond {MAX_DEPTH} plies"),
+            });
+        }
+        // A batch of the frontier at a time: its records go to the spill in
+        // entry order, and a level's records are never all in memory.
+        for batch in frontier.chunks(Spill::CHUNK_BLOCKS) {
+            let records: Vec<(usize, Vec<u16>)> = batch
+                .par_iter()
+                .map(|&b| (b, solver.retract_block(b, level)))
+                .collect();
+            spill
+                .add(level, &records)
+                .map_err(|e| super::cache_error(dir, e))?;
+        }
+        let more_pending = solver.pending.highest().is_some_and(|h| h > level);
+        let more_resolved = solver.resolved.highest().is_some_and(|h| h > level);
+        if !more_pending && !more_resolved {
+            break;
+        }
+        level += 1;
+        progress.level(level);
+        save(Reached {
+            first_pass: blocks,
+            next_level: level,
+        })?;
+    }
+    if std::env::var_os("FIFTYMOVE_SOLVE_DEBUG").is_some() {
+        eprintln!(
+            "solve {} in half a byte: first pass {:.2?}, {} levels {:.2?}, spill {} bytes",
+            layout.material,
+            first_pass,
+            level + 1,
+            started.elapsed() - first_pass,
+            spill.bytes()
+        );
+    }
+    Ok(Compact {
+        codes: solver.codes,
+        spill,
+        entries: layout.entries,
+    })
+}
+
+impl Compact {
+    /// Entries per chunk of [`Compact::values`].
+    pub(crate) const CHUNK: usize = Spill::CHUNK_BLOCKS * BLOCK;
+
+    /// The two sides' values (as [`super::retro`] gives them) of chunk
+    /// `chunk`, entries `chunk * CHUNK` on, made from the codes and the
+    /// spill.
+    ///
+    /// # Errors
+    ///
+    /// An I/O error reading the spill, or one of kind `InvalidData` where
+    /// it does not hold every resolved position of the chunk once.
+    pub(crate) fn values(&self, chunk: usize) -> std::io::Result<[Vec<u16>; 2]> {
+        let start = chunk * Self::CHUNK;
+        let end = (start + Self::CHUNK).min(self.entries);
+        // Resolved positions wait for their depth as `MISSING`.
+        const MISSING: u16 = u16::MAX;
+        let out: [Vec<std::sync::atomic::AtomicU16>; 2] = std::array::from_fn(|s| {
+            (start..end)
+                .into_par_iter()
+                .map(|e| {
+                    let c = self.codes[s].get(e);
+                    std::sync::atomic::AtomicU16::new(match c {
+                        NONE => value::NONE,
+                        _ if is_resolved(c) => MISSING,
+                        _ => value::DRAW,
+                    })
+                })
+                .collect()
+        });
+        self.spill.each_in_chunk(chunk, &|level, r: Record| {
+            let cell = &out[r.side][r.entry - start];
+            let o = if r.lost {
+                Outcome::Loss(level as u16)
+            } else {
+                Outcome::Win(level as u16)
+            };
+            // Each resolved position is spilled once, at its level.
+            cell.compare_exchange(MISSING, value::solved(o), Relaxed, Relaxed)
+                .is_ok()
+        })?;
+        let out = out.map(|side| {
+            side.into_iter()
+                .map(std::sync::atomic::AtomicU16::into_inner)
+                .collect::<Vec<u16>>()
+        });
+        if out.iter().any(|side| side.contains(&MISSING)) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "a resolved position has no depth in the spill",
+            ));
+        }
+        Ok(out)
+    }
+
+    /// How many chunks [`Compact::values`] gives.
+    pub(crate) fn chunks(&self) -> usize {
+        self.entries.div_ceil(Self::CHUNK)
+    }
+
+    /// Calls `visit(entry, value)` for each position of `side` resolved at
+    /// `level` (the longest of a class, whose FENs a count offers).
+    ///
+    /// # Errors
+    ///
+    /// An I/O error reading the spill.
+    pub(crate) fn at_level(
+        &self,
+        level: usize,
+        side: usize,
+        visit: &(dyn Fn(usize, u16) + Sync),
+    ) -> std::io::Result<()> {
+        self.spill.each_at_level(level, &|r: Record| {
+            if r.side == side {
+                let o = if r.lost {
+                    Outcome::Loss(level as u16)
+                } else {
+                    Outcome::Win(level as u16)
+                };
+                visit(r.entry, value::solved(o));
+            }
+        })
+    }
+}
+
+struct Solver<'a> {
+    layout: &'a Layout,
+    exits: &'a dyn Exits,
+    codes: [Nibbles; 2],
+    /// Blocks with positions resolved at each level.
+    resolved: Levels,
+    /// Blocks with positions waiting for the level past the rule.
+    pending: Levels,
+    /// Blocks with positions whose verification failed at each level.
+    failed: Levels,
+    past: usize,
+}
+
+impl Solver<'_> {
+    /// The first pass over one block: each position's state from its
+    /// zeroing moves and whether it has quiet ones.
+    fn first_pass(&self, block: usize) -> Result<()> {
+        let layout = self.layout;
+        let start = block * BLOCK;
+        let end = (start + BLOCK).min(layout.entries);
+        let mut sq: Squares = [0; MAX_PIECES];
+        for e in start..end {
+            layout.decode(0, e, &mut sq);
+            if !layout.is_position(&sq) {
+                continue;
+            }
+            let board = Board::new(layout, &sq);
+            for stm in Color::ALL {
+                if !board.legal_with(stm) {
+                    continue;
+                }
+                let mut quiet = false;
+                let mut best: Option<Outcome> = None;
+                let in_check = board.moves(
+                    stm,
+                    |_, _| quiet = true,
+                    |z| {
+                        let o = self.exits.outcome(&board, stm, &z);
+                        best = Some(best.map_or(o, |b| b.best(o)));
+                    },
+                );
+                let code = match best {
+                    Some(Outcome::Win(l)) => self.at(usize::from(l), true, block)?,
+                    Some(Outcome::Draw) => SAFE,
+                    Some(Outcome::Loss(l)) if !quiet => self.at(usize::from(l), false, block)?,
+                    None if !quiet => {
+                        if in_check {
+                            self.resolved.insert(0, block);
+                            loss_at(0)
+                        } else {
+                            SAFE
+                        }
+                    }
+                    Some(Outcome::Loss(_)) | None => OPEN,
+                };
+                self.codes[side(stm)].update(e, |_| true, code);
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes up the checkpoint a killed solve left, if any: its codes, its
+    /// spill cut back to what they hold, and the sets of blocks with work
+    /// that follow from them. Returns how far it had gone (nowhere without
+    /// one, or with a damaged one, which is noted and dropped).
+    fn take_up(
+        &self,
+        c: &Checkpoint,
+        spill: &Spill,
+        progress: &dyn super::Progress,
+    ) -> Result<Reached> {
+        let codes = [&self.codes[0].bytes[..], &self.codes[1].bytes[..]];
+        let spill_error = |e| super::cache_error(&c.spill_path(), e);
+        let why = match c.load_compact(self.layout.entries, codes) {
+            Ok((reached, mark)) => {
+                if spill.restore(&mark).map_err(spill_error)? {
+                    self.rebuild_levels(0..reached.first_pass, reached.next_level);
+                    let blocks = self.layout.entries.div_ceil(BLOCK);
+                    progress.note(&format!(
+                        "resuming {} from its checkpoint: {}",
+                        c.label(),
+                        reached.describe(blocks)
+                    ));
+                    let done = self.layout.entries.min(reached.first_pass * BLOCK);
+                    progress.advance(done as u64);
+                    return Ok(reached);
+                }
+                format!(
+                    "{}: shorter than its checkpoint says",
+                    c.spill_path().display()
+                )
+            }
+            Err(CacheError::Missing) => {
+                spill.reset().map_err(spill_error)?;
+                return Ok(Reached::START);
+            }
+            Err(CacheError::Damaged(why)) => why,
+            Err(CacheError::Io(e)) => return Err(super::cache_error(c.path(), e)),
+        };
+        progress.note(&format!(
+            "damaged checkpoint, solving the slice from the start: {why}"
+        ));
+        for codes in &self.codes {
+            codes.bytes.par_iter().for_each(|b| b.store(0, Relaxed));
+        }
+        spill.reset().map_err(spill_error)?;
+        Ok(Reached::START)
+    }
+
+    /// Makes the sets of blocks with work from the codes of `blocks`, the
+    /// levels below `next` being done: the levels a code of the last three
+    /// stands for are `next - 2` to `next` (0 and 1 before level 1, which
+    /// the first pass writes), and what waits, waits for the level past the
+    /// rule.
+    fn rebuild_levels(&self, blocks: std::ops::Range<usize>, next: usize) {
+        let top = next.max(1);
+        let level_of =
+            |rotation: u8| (top.saturating_sub(2)..=top).find(|l| l % 3 == usize::from(rotation));
+        blocks.into_par_iter().for_each(|block| {
+            let start = block * BLOCK;
+            let end = (start + BLOCK).min(self.layout.entries);
+            for codes in &self.codes {
+                for e in start..end {
+                    let level = match codes.get(e) {
+                        // A mark of a failed verification only spares
+                        // work; the sets of failed blocks are not rebuilt.
+                        c if is_open(c) && c != OPEN => {
+                            codes.update(e, |x| x == c, OPEN);
+                            continue;
+                        }
+                        WIN_PAST | LOSS_PAST => {
+                            self.pending.insert(self.past, block);
+                            continue;
+                        }
+                        c if c >= LOSS_AT => level_of(c - LOSS_AT),
+                        c if c >= WIN_AT => level_of(c - WIN_AT),
+                        _ => continue,
+                    };
+                    if let Some(l) = level {
+                        self.resolved.insert(l, block);
+                    }
+                }
+            }
+        });
+    }
+
+    /// The code of a position won (`won`) or lost at `level` by its zeroing
+    /// moves alone: resolved at level 1, pending past the rule.
+    fn at(&self, level: usize, won: bool, block: usize) -> Result<u8> {
+        match level {
+            1 => {
+                self.resolved.insert(1, block);
+                Ok(if won { win_at(1) } else { loss_at(1) })
+            }
+            l if l == self.past => {
+                self.pending.insert(l, block);
+                Ok(if won { WIN_PAST } else { LOSS_PAST })
+            }
+            l => Err(Error::inconsistent(
+                "the solver",
+                format!(
+                    "a zeroing move at level {l}, where a rule's DTZ has 1 and {}",
+                    self.past
+                ),
+            )),
+        }
+    }
+
+    /// Resolves the positions of a block that wait for `level`.
+    fn resolve_pending(&self, block: usize, level: usize) {
+        let start = block * BLOCK;
+        let end = (start + BLOCK).min(self.layout.entries);
+        for codes in &self.codes {
+            for e in start..end {
+                let new = match codes.get(e) {
+                    WIN_PAST => win_at(level),
+                    LOSS_PAST => loss_at(level),
+                    _ => continue,
+                };
+                codes.update(e, |old| matches!(old, WIN_PAST | LOSS_PAST), new);
+                self.resolved.insert(level, block);
+            }
+        }
+    }
+
+    /// Turns the codes of the positions of a block resolved at `level`
+    /// into "won" or "lost" without a level.
+    fn age(&self, block: usize, level: usize) {
+        let start = block * BLOCK;
+        let end = (start + BLOCK).min(self.layout.entries);
+        let (w, l) = (win_at(level), loss_at(level));
+        for codes in &self.codes {
+            for e in start..end {
+                let c = codes.get(e);
+                if c == w || c == l {
+                    let old = if c == w { WIN_OLD } else { LOSS_OLD };
+                    codes.update(e, |x| x == c, old);
+                }
+            }
+        }
+    }
+
+    /// Walks back from the positions of a block resolved at `level`, and
+    /// returns them for the spill ([`Record::pack`]).
+    fn retract_block(&self, block: usize, level: usize) -> Vec<u16> {
+        let start = block * BLOCK;
+        let end = (start + BLOCK).min(self.layout.entries);
+        let (w, l) = (win_at(level), loss_at(level));
+        let mut sq: Squares = [0; MAX_PIECES];
+        let mut records = Vec::new();
+        for e in start..end {
+            for stm in Color::ALL {
+                let c = self.codes[side(stm)].get(e);
+                if c != w && c != l {
+                    continue;
+                }
+                records.push(
+                    Record {
+                        entry: e,
+                        side: side(stm),
+                        lost: c == l,
+                    }
+                    .pack(),
+                );
+                self.layout.decode(0, e, &mut sq);
+                self.retract(e, &sq, stm, c == l, level);
+            }
+        }
+        records
+    }
+
+    /// The predecessors of the position `sq` (entry `e`, `stm` to move),
+    /// lost (`lost`) or won at `level`.
+    fn retract(&self, e: usize, sq: &Squares, stm: Color, lost: bool, level: usize) {
+        let mover = !stm;
+        let codes = &self.codes[side(mover)];
+        let mut preds = [(0usize, 0u16); MAX_PREDECESSORS];
+        let count = quiet_predecessors(
+            self.layout,
+            e,
+            sq,
+            mover,
+            1,
+            |pe| prefetch(codes.cell(pe)),
+            &mut preds,
+        );
+        let won = win_at(level + 1);
+        for &(pe, _) in &preds[..count] {
+            if lost {
+                if codes.update(pe, |c| is_open(c) || matches!(c, SAFE | WIN_PAST), won) {
+                    self.resolved.insert(level + 1, pe / BLOCK);
+                }
+            } else {
+                let c = codes.get(pe);
+                if is_open(c) && c != failed_at(level) {
+                    self.verify_loss(pe, mover, level);
+                }
+            }
+        }
+    }
+
+    /// Whether every quiet move of entry `pe` (`mover` to move) leads to a
+    /// position won for the opponent at `level` or before; if so, the
+    /// entry is lost at `level + 1`, or at the level past the rule where a
+    /// zeroing move loses only then.
+    fn verify_loss(&self, pe: usize, mover: Color, level: usize) {
+        let mut sq: Squares = [0; MAX_PIECES];
+        self.layout.decode(0, pe, &mut sq);
+        let board = Board::new(self.layout, &sq);
+        let theirs = &self.codes[side(!mover)];
+        let (newest, older) = (win_at(level), win_at(level + 2));
+        let won = |slot: usize, to: u8| {
+            let mut after = sq;
+            after[slot] = to;
+            self.layout
+                .entry_after_move(pe, &sq, &after, slot)
+                .is_some_and(|s| {
+                    let c = theirs.get(s);
+                    c == WIN_OLD || c == newest || c == older
+                })
+        };
+        // Most verifications fail, at the first move found not won: the
+        // king's moves, whose entries take the most arithmetic (a king
+        // move may change the board's canonical form), are looked at last.
+        let mut all_won = true;
+        let mut king_moves = [0u8; 8];
+        let mut kings = 0;
+        board.moves(
+            mover,
+            |slot, to| {
+                if !all_won {
+                    return;
+                }
+                if slot < 2 {
+                    king_moves[kings] = to;
+                    kings += 1;
+                } else {
+                    all_won &= won(slot, to);
+                }
+            },
+            |_| {},
+        );
+        let king = Board::king_slot(mover);
+        all_won = all_won && king_moves[..kings].iter().all(|&to| won(king, to));
+        let ours = &self.codes[side(mover)];
+        if !all_won {
+            if ours.update(pe, is_open, failed_at(level)) {
+                self.failed.insert(level, pe / BLOCK);
+            }
+            return;
+        }
+        // Every zeroing move loses too (the first pass left it open), the
+        // slowest of them as late as the level past the rule.
+        let depth = (level + 1).max(self.slowest_losing_exit(&board, mover));
+        let (new, levels) = if depth == level + 1 {
+            (loss_at(depth), &self.resolved)
+        } else {
+            (LOSS_PAST, &self.pending)
+        };
+        if ours.update(pe, is_open, new) {
+            levels.insert(depth, pe / BLOCK);
+        }
+    }
+
+    /// Opens again the positions of a block whose verification failed at
+    /// `level`, where they still carry its mark.
+    fn reopen(&self, block: usize, level: usize) {
+        let start = block * BLOCK;
+        let end = (start + BLOCK).min(self.layout.entries);
+        let mark = failed_at(level);
+        for codes in &self.codes {
+            for e in start..end {
+                if codes.get(e) == mark {
+                    codes.update(e, |c| c == mark, OPEN);
+                }
+            }
+        }
+    }
+
+    /// The depth of the slowest losing zeroing move of `board` with `mover`
+    /// to move (every zeroing move of it loses).
+    fn slowest_losing_exit(&self, board: &Board<'_>, mover: Color) -> usize {
+        let mut slowest = 0;
+        board.moves(
+            mover,
+            |_, _| {},
+            |z| {
+                if let Outcome::Loss(d) = self.exits.outcome(board, mover, &z) {
+                    slowest = slowest.max(usize::from(d));
+                }
+            },
+        );
+        slowest
+    }
+}

@@ -36,6 +36,41 @@ pub(crate) fn attacks_of(piece: Piece, s: u8, occ: Bb) -> Bb {
     }
 }
 
+/// The quiet moves of `mover`'s pieces in the placement `sq` of `layout`,
+/// pawns left out, legal or not: `visit(slot, to)` for each, the king's
+/// last. A check of every move that only needs the legal ones can take
+/// these and pass over the ones that lead to no position (the mover's king
+/// left in check, or next to the other): it spares the pins and checks that
+/// [`Board::moves`] works out, and the attacks of the other side.
+#[inline]
+pub(crate) fn pseudo_quiet_moves(
+    layout: &Layout,
+    sq: &Squares,
+    mover: Color,
+    mut visit: impl FnMut(usize, u8) -> bool,
+) -> bool {
+    let n = layout.slots();
+    let mut occ: Bb = 0;
+    for &s in &sq[..n] {
+        occ |= 1 << s;
+    }
+    for i in (0..n).rev() {
+        let p = layout.pieces[i];
+        if p.color != mover || p.role == Role::Pawn {
+            continue;
+        }
+        let mut t = attacks_of(p, sq[i], occ) & !occ;
+        while t != 0 {
+            let to = t.trailing_zeros() as u8;
+            t &= t - 1;
+            if !visit(i, to) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
 /// Whether a slider of `role` on `a` shares a line with `b` (on an empty
 /// board it would attack it).
 #[inline]

@@ -31,7 +31,8 @@
 //! magic "FMCKPH01", slice, entries, first-pass blocks done, next level,
 //!   spill bytes, spill frames                    (u64 each, little-endian)
 //! per spill frame: chunk (u32), level (u32), offset (u64), length (u32)
-//! per side, per 2^20 bytes of codes: length (u64), zstd frame of the codes
+//! per side, per 2^20 words of codes (16 entries a word, little-endian):
+//!   length (u64), zstd frame of the words
 //! ```
 //!
 //! Each frame carries zstd's content checksum. A checkpoint is written under
@@ -44,7 +45,7 @@ use std::{
     fs::{self, File},
     io::{self, BufReader, BufWriter, Read, Write},
     path::{Path, PathBuf},
-    sync::atomic::{AtomicU16, AtomicU8, AtomicUsize, Ordering::Relaxed},
+    sync::atomic::{AtomicU16, AtomicU64, AtomicUsize, Ordering::Relaxed},
     time::{Duration, Instant},
 };
 
@@ -223,7 +224,7 @@ impl Checkpoint {
     }
 
     /// Saves the state of a solve in half a byte per position
-    /// ([`super::compact`]): its `codes` (both sides, two entries a byte)
+    /// ([`super::compact`]): its `codes` (both sides, sixteen entries a word)
     /// and how much of its spill file (beside this checkpoint, see
     /// [`Checkpoint::spill_path`]) holds the levels done, `spill`.
     ///
@@ -234,7 +235,7 @@ impl Checkpoint {
         &self,
         reached: Reached,
         entries: usize,
-        codes: [&[AtomicU8]; 2],
+        codes: [&[AtomicU64]; 2],
         spill: &SpillMark,
     ) -> io::Result<()> {
         self.save_with(|out| {
@@ -252,7 +253,9 @@ impl Checkpoint {
             for f in &spill.frames {
                 out.write_all(&f.to_bytes())?;
             }
-            write_sides(out, codes, |cell, b| b[0] = cell.load(Relaxed))
+            write_sides(out, codes, |cell, b| {
+                b.copy_from_slice(&cell.load(Relaxed).to_le_bytes())
+            })
         })
     }
 
@@ -320,7 +323,7 @@ impl Checkpoint {
     pub(crate) fn load_compact(
         &self,
         entries: usize,
-        codes: [&[AtomicU8]; 2],
+        codes: [&[AtomicU64]; 2],
     ) -> Result<(Reached, SpillMark), CacheError> {
         let mut input = self.open(COMPACT_MAGIC)?;
         let reached = self.read_reached(&mut input, entries)?;
@@ -343,7 +346,8 @@ impl Checkpoint {
             frames.push(f);
         }
         read_sides(&mut input, codes, &|e| self.damaged(e), |cell, b| {
-            cell.store(b[0], Relaxed)
+            let word: [u8; 8] = b.try_into().expect("eight bytes");
+            cell.store(u64::from_le_bytes(word), Relaxed)
         })?;
         Ok((reached, SpillMark { len, frames }))
     }

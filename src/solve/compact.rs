@@ -38,13 +38,13 @@
 //! `l - 3`, which read as those of `l`, are opened again before level `l`
 //! is retracted.
 
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 use shakmaty::Color;
 
 use super::{
-    board::Board,
+    board::{pseudo_quiet_moves, Board},
     cache::CacheError,
     checkpoint::{first_pass_batch, Checkpoint, Reached},
     layout::{Layout, Squares, MAX_PIECES},
@@ -96,49 +96,96 @@ fn is_resolved(code: u8) -> bool {
     matches!(code, WIN_OLD | LOSS_OLD) || code >= WIN_AT
 }
 
-/// Half a byte per entry, two entries per byte, changed by compare-and-swap
-/// of the byte.
+/// Half a byte per entry, sixteen entries per word, changed by
+/// compare-and-swap of the word; whole words are read where a pass looks
+/// for a few codes, so that the entries without them cost one load per
+/// sixteen.
 struct Nibbles {
-    bytes: Vec<AtomicU8>,
+    words: Vec<AtomicU64>,
+}
+
+/// A nibble of 1 in each of the sixteen places of a word.
+const ONES: u64 = 0x1111_1111_1111_1111;
+
+/// Whether one of the sixteen nibbles of `word` is `code` (the test for a
+/// zero nibble, on the word with `code` taken away from each).
+#[inline]
+fn has(word: u64, code: u8) -> bool {
+    let x = word ^ (ONES * u64::from(code));
+    x.wrapping_sub(ONES) & !x & (ONES << 3) != 0
 }
 
 impl Nibbles {
     fn new(entries: usize) -> Nibbles {
         Nibbles {
-            bytes: (0..entries.div_ceil(2)).map(|_| AtomicU8::new(0)).collect(),
+            words: (0..entries.div_ceil(16))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
         }
     }
 
     #[inline]
     fn shift(e: usize) -> u32 {
-        4 * (e as u32 & 1)
+        4 * (e as u32 & 15)
     }
 
     #[inline]
     fn get(&self, e: usize) -> u8 {
-        (self.bytes[e / 2].load(Relaxed) >> Self::shift(e)) & 15
+        ((self.words[e / 16].load(Relaxed) >> Self::shift(e)) & 15) as u8
     }
 
     #[inline]
-    fn cell(&self, e: usize) -> &AtomicU8 {
-        &self.bytes[e / 2]
+    fn cell(&self, e: usize) -> &AtomicU64 {
+        &self.words[e / 16]
+    }
+
+    /// The word of entries `16 i` to `16 i + 15`.
+    #[inline]
+    fn word(&self, i: usize) -> u64 {
+        self.words[i].load(Relaxed)
     }
 
     /// Sets entry `e` to `new` if `allowed(old)`; returns whether it did.
     #[inline]
     fn update(&self, e: usize, allowed: impl Fn(u8) -> bool, new: u8) -> bool {
         let shift = Self::shift(e);
-        let cell = &self.bytes[e / 2];
+        let cell = &self.words[e / 16];
         let mut cur = cell.load(Relaxed);
         loop {
-            let old = (cur >> shift) & 15;
+            let old = ((cur >> shift) & 15) as u8;
             if !allowed(old) {
                 return false;
             }
-            let next = (cur & !(15 << shift)) | (new << shift);
+            let next = (cur & !(15 << shift)) | (u64::from(new) << shift);
             match cell.compare_exchange_weak(cur, next, Relaxed, Relaxed) {
                 Ok(_) => return true,
                 Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// Calls `visit(entry, code)` for the entries of `block` whose code is
+    /// one of `codes`, in ascending order.
+    #[inline]
+    fn each_of(
+        &self,
+        block: usize,
+        entries: usize,
+        codes: &[u8],
+        mut visit: impl FnMut(usize, u8),
+    ) {
+        let start = block * BLOCK;
+        let end = (start + BLOCK).min(entries);
+        for i in start / 16..end.div_ceil(16) {
+            let word = self.word(i);
+            if !codes.iter().any(|&c| has(word, c)) {
+                continue;
+            }
+            for e in 16 * i..(16 * i + 16).min(end) {
+                let c = ((word >> Self::shift(e)) & 15) as u8;
+                if codes.contains(&c) {
+                    visit(e, c);
+                }
             }
         }
     }
@@ -203,7 +250,7 @@ pub(crate) fn solve(
         let Some(c) = checkpoint.filter(|c| c.due(saved)) else {
             return Ok(());
         };
-        let codes = [&solver.codes[0].bytes[..], &solver.codes[1].bytes[..]];
+        let codes = [&solver.codes[0].words[..], &solver.codes[1].words[..]];
         c.save_compact(reached, layout.entries, codes, &spill.mark())
             .map_err(|e| super::cache_error(c.path(), e))?;
         saved = std::time::Instant::now();
@@ -462,7 +509,7 @@ impl Solver<'_> {
         spill: &Spill,
         progress: &dyn super::Progress,
     ) -> Result<Reached> {
-        let codes = [&self.codes[0].bytes[..], &self.codes[1].bytes[..]];
+        let codes = [&self.codes[0].words[..], &self.codes[1].words[..]];
         let spill_error = |e| super::cache_error(&c.spill_path(), e);
         let why = match c.load_compact(self.layout.entries, codes) {
             Ok((reached, mark)) => {
@@ -494,7 +541,7 @@ impl Solver<'_> {
             "damaged checkpoint, solving the slice from the start: {why}"
         ));
         for codes in &self.codes {
-            codes.bytes.par_iter().for_each(|b| b.store(0, Relaxed));
+            codes.words.par_iter().for_each(|w| w.store(0, Relaxed));
         }
         spill.reset().map_err(spill_error)?;
         Ok(Reached::START)
@@ -561,35 +608,33 @@ impl Solver<'_> {
 
     /// Resolves the positions of a block that wait for `level`.
     fn resolve_pending(&self, block: usize, level: usize) {
-        let start = block * BLOCK;
-        let end = (start + BLOCK).min(self.layout.entries);
         for codes in &self.codes {
-            for e in start..end {
-                let new = match codes.get(e) {
-                    WIN_PAST => win_at(level),
-                    LOSS_PAST => loss_at(level),
-                    _ => continue,
-                };
-                codes.update(e, |old| matches!(old, WIN_PAST | LOSS_PAST), new);
-                self.resolved.insert(level, block);
-            }
+            codes.each_of(
+                block,
+                self.layout.entries,
+                &[WIN_PAST, LOSS_PAST],
+                |e, c| {
+                    let new = if c == WIN_PAST {
+                        win_at(level)
+                    } else {
+                        loss_at(level)
+                    };
+                    codes.update(e, |old| old == c, new);
+                    self.resolved.insert(level, block);
+                },
+            );
         }
     }
 
     /// Turns the codes of the positions of a block resolved at `level`
     /// into "won" or "lost" without a level.
     fn age(&self, block: usize, level: usize) {
-        let start = block * BLOCK;
-        let end = (start + BLOCK).min(self.layout.entries);
         let (w, l) = (win_at(level), loss_at(level));
         for codes in &self.codes {
-            for e in start..end {
-                let c = codes.get(e);
-                if c == w || c == l {
-                    let old = if c == w { WIN_OLD } else { LOSS_OLD };
-                    codes.update(e, |x| x == c, old);
-                }
-            }
+            codes.each_of(block, self.layout.entries, &[w, l], |e, c| {
+                let old = if c == w { WIN_OLD } else { LOSS_OLD };
+                codes.update(e, |x| x == c, old);
+            });
         }
     }
 
@@ -601,22 +646,28 @@ impl Solver<'_> {
         let (w, l) = (win_at(level), loss_at(level));
         let mut sq: Squares = [0; MAX_PIECES];
         let mut records = Vec::new();
-        for e in start..end {
-            for stm in Color::ALL {
-                let c = self.codes[side(stm)].get(e);
-                if c != w && c != l {
-                    continue;
-                }
-                records.push(
-                    Record {
-                        entry: e,
-                        side: side(stm),
-                        lost: c == l,
+        for i in start / 16..end.div_ceil(16) {
+            let words = [self.codes[0].word(i), self.codes[1].word(i)];
+            if !words.iter().any(|&x| has(x, w) || has(x, l)) {
+                continue;
+            }
+            for e in 16 * i..(16 * i + 16).min(end) {
+                for stm in Color::ALL {
+                    let c = ((words[side(stm)] >> Nibbles::shift(e)) & 15) as u8;
+                    if c != w && c != l {
+                        continue;
                     }
-                    .pack(),
-                );
-                self.layout.decode(0, e, &mut sq);
-                self.retract(e, &sq, stm, c == l, level);
+                    records.push(
+                        Record {
+                            entry: e,
+                            side: side(stm),
+                            lost: c == l,
+                        }
+                        .pack(),
+                    );
+                    self.layout.decode(0, e, &mut sq);
+                    self.retract(e, &sq, stm, c == l, level);
+                }
             }
         }
         records
@@ -659,42 +710,23 @@ impl Solver<'_> {
     fn verify_loss(&self, pe: usize, mover: Color, level: usize) {
         let mut sq: Squares = [0; MAX_PIECES];
         self.layout.decode(0, pe, &mut sq);
-        let board = Board::new(self.layout, &sq);
         let theirs = &self.codes[side(!mover)];
         let (newest, older) = (win_at(level), win_at(level + 2));
-        let won = |slot: usize, to: u8| {
+        // Most checks fail, at the first move found not won: the moves are
+        // taken legal or not (an illegal one leads to no position, and is
+        // passed over), the king's last, whose entries take the most
+        // arithmetic (a king move may change the canonical form).
+        let all_won = pseudo_quiet_moves(self.layout, &sq, mover, |slot, to| {
             let mut after = sq;
             after[slot] = to;
-            self.layout
-                .entry_after_move(pe, &sq, &after, slot)
-                .is_some_and(|s| {
+            match self.layout.entry_after_move(pe, &sq, &after, slot) {
+                None => true,
+                Some(s) => {
                     let c = theirs.get(s);
-                    c == WIN_OLD || c == newest || c == older
-                })
-        };
-        // Most verifications fail, at the first move found not won: the
-        // king's moves, whose entries take the most arithmetic (a king
-        // move may change the board's canonical form), are looked at last.
-        let mut all_won = true;
-        let mut king_moves = [0u8; 8];
-        let mut kings = 0;
-        board.moves(
-            mover,
-            |slot, to| {
-                if !all_won {
-                    return;
+                    c == NONE || c == WIN_OLD || c == newest || c == older
                 }
-                if slot < 2 {
-                    king_moves[kings] = to;
-                    kings += 1;
-                } else {
-                    all_won &= won(slot, to);
-                }
-            },
-            |_| {},
-        );
-        let king = Board::king_slot(mover);
-        all_won = all_won && king_moves[..kings].iter().all(|&to| won(king, to));
+            }
+        });
         let ours = &self.codes[side(mover)];
         if !all_won {
             if ours.update(pe, is_open, failed_at(level)) {
@@ -704,6 +736,7 @@ impl Solver<'_> {
         }
         // Every zeroing move loses too (the first pass left it open), the
         // slowest of them as late as the level past the rule.
+        let board = Board::new(self.layout, &sq);
         let depth = (level + 1).max(self.slowest_losing_exit(&board, mover));
         let (new, levels) = if depth == level + 1 {
             (loss_at(depth), &self.resolved)
@@ -718,15 +751,11 @@ impl Solver<'_> {
     /// Opens again the positions of a block whose verification failed at
     /// `level`, where they still carry its mark.
     fn reopen(&self, block: usize, level: usize) {
-        let start = block * BLOCK;
-        let end = (start + BLOCK).min(self.layout.entries);
         let mark = failed_at(level);
         for codes in &self.codes {
-            for e in start..end {
-                if codes.get(e) == mark {
-                    codes.update(e, |c| c == mark, OPEN);
-                }
-            }
+            codes.each_of(block, self.layout.entries, &[mark], |e, _| {
+                codes.update(e, |c| c == mark, OPEN);
+            });
         }
     }
 
@@ -744,5 +773,49 @@ impl Solver<'_> {
             },
         );
         slowest
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The word test finds a code in any of the sixteen places, and only
+    /// there: every code in every place, against every other code, in words
+    /// whose other nibbles run through every value.
+    #[test]
+    fn a_word_has_exactly_the_codes_in_it() {
+        for place in 0..16 {
+            for code in 0..16u8 {
+                for fill in 0..16u64 {
+                    let mut word = ONES * fill;
+                    word &= !(15 << (4 * place));
+                    word |= u64::from(code) << (4 * place);
+                    for probe in 0..16u8 {
+                        let expected = (0..16).any(|p| (word >> (4 * p)) & 15 == u64::from(probe));
+                        assert_eq!(has(word, probe), expected, "{word:016x} {probe}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nibbles_are_set_and_found_one_by_one() {
+        let entries = 2 * BLOCK + 37;
+        let n = Nibbles::new(entries);
+        let marked = [0, 15, 16, 4095, 4096, 2 * BLOCK + 36];
+        for (k, &e) in marked.iter().enumerate() {
+            assert!(n.update(e, |c| c == NONE, 1 + (k % 3) as u8));
+        }
+        assert!(!n.update(0, |c| c == NONE, 9), "entry 0 is set");
+        for (k, &e) in marked.iter().enumerate() {
+            assert_eq!(n.get(e), 1 + (k % 3) as u8);
+        }
+        let mut found = Vec::new();
+        for block in 0..3 {
+            n.each_of(block, entries, &[1, 3], |e, c| found.push((e, c)));
+        }
+        assert_eq!(found, vec![(0, 1), (16, 3), (4095, 1), (2 * BLOCK + 36, 3)]);
     }
 }

@@ -374,11 +374,12 @@ impl Solver {
     /// the codes; the values of a chunk made again from the spill (two
     /// sides, twice while gathered: 32 MiB) and its frames being compressed
     /// or a batch of records being spilled (32 MiB); and the sets of blocks
-    /// by level (an eighth of a byte per block and level, for up to 1,024
-    /// levels: KRN v KNN's deepest DTZ under the 50-move rule is 485).
+    /// by level, of the resolved and of the failed checks (an eighth of a
+    /// byte per block, set and level, for up to 1,024 levels: KRN v KNN's
+    /// deepest DTZ under the 50-move rule is 485).
     fn compact_bytes(layout: &Layout) -> u64 {
         let blocks = layout.entries.div_ceil(levels::BLOCK) as u64;
-        layout.entries as u64 + (64 << 20) + blocks.div_ceil(8) * 1024
+        layout.entries as u64 + (64 << 20) + blocks.div_ceil(8) * 2 * 1024
     }
 
     /// Bytes per entry (position, both sides) of a slice being solved: two

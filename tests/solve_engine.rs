@@ -342,16 +342,16 @@ fn bad_input_and_memory_refusal() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("the solver needs up to"), "{err}");
-    // A 6-piece material without like pieces: 462 x 64^4 entries of two
-    // bytes per side, 31 GB; and DTR of KNN v KNN, 28 bytes for each of
-    // its 462 x C(64,2)^2 entries, 53 GB: both over a 20 GB limit, before
-    // any work.
-    for args in [
-        vec!["solve", "KRBNvKR"],
-        vec!["solve", "--metric", "dtr", "KNNvKNN"],
+    // A 6-piece material without like pieces: 462 x 64^4 entries, half a
+    // byte per side for DTZ, 7.75 GB and more, over a 4 GiB limit; and DTR
+    // of KNN v KNN, 28 bytes for each of its 462 x C(64,2)^2 entries, 53
+    // GB, over a 20 GiB one: both refused before any work.
+    for (limit, args) in [
+        ("4G", vec!["solve", "KRBNvKR"]),
+        ("20G", vec!["solve", "--metric", "dtr", "KNNvKNN"]),
     ] {
         let out = fiftymove()
-            .args(["--no-cache", "--memory-limit", "20G"])
+            .args(["--no-cache", "--memory-limit", limit])
             .args(&args)
             .output()
             .unwrap();

@@ -55,6 +55,7 @@ use super::{
     cache::CacheError,
     spill::{SpillFrame, SpillMark},
 };
+use crate::error::{Error, Result};
 
 const MAGIC: &[u8; 8] = b"FMCKPT01";
 /// The magic of a checkpoint of a solve in half a byte per position.
@@ -86,6 +87,36 @@ pub(crate) fn first_pass_batch(blocks: usize) -> usize {
     blocks
         .div_ceil(FIRST_PASS_BATCHES)
         .max(4 * rayon::current_num_threads())
+}
+
+/// The first pass of a slice of `blocks` blocks from block `from` on:
+/// `pass(block)` for each, in batches of [`first_pass_batch`] blocks with
+/// `save(reached)` after each (one batch where there are no checkpoints).
+///
+/// # Errors
+///
+/// The first error of `pass` or `save`.
+pub(crate) fn first_pass_in_batches(
+    blocks: usize,
+    from: usize,
+    checkpointed: bool,
+    pass: impl Fn(usize) -> Result<()> + Sync + Send,
+    mut save: impl FnMut(Reached) -> Result<()>,
+) -> Result<()> {
+    let batch = if checkpointed {
+        first_pass_batch(blocks)
+    } else {
+        blocks.max(1)
+    };
+    for start in (from..blocks).step_by(batch) {
+        let end = (start + batch).min(blocks);
+        (start..end).into_par_iter().try_for_each(&pass)?;
+        save(Reached {
+            first_pass: end,
+            next_level: 0,
+        })?;
+    }
+    Ok(())
 }
 
 /// How far a slice's solve has gone.
@@ -198,10 +229,27 @@ impl Checkpoint {
         since.elapsed() >= self.every
     }
 
-    /// Whether the solve is to stop now, as asked (tests).
-    pub(crate) fn stop_now(&self) -> bool {
-        self.stop_after
+    /// Stops the solve if it is to stop now, as asked (tests), as a solve
+    /// killed after this checkpoint would.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Inconsistent`], naming the checkpoint, once as many have
+    /// been written as asked.
+    pub(crate) fn stop_if_asked(&self) -> Result<()> {
+        if self
+            .stop_after
             .is_some_and(|n| self.written.load(Relaxed) >= n)
+        {
+            return Err(Error::inconsistent(
+                "the solver",
+                format!(
+                    "interrupted after a checkpoint of {}, as asked",
+                    self.label()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Saves `values` (both sides), the solve having gone as far as

@@ -46,7 +46,7 @@ use shakmaty::Color;
 use super::{
     board::{pseudo_quiet_moves, Board},
     cache::CacheError,
-    checkpoint::{first_pass_batch, Checkpoint, Reached},
+    checkpoint::{first_pass_in_batches, Checkpoint, Reached},
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
     retro::{prefetch, quiet_predecessors, side, Exits, MAX_PREDECESSORS},
@@ -254,32 +254,19 @@ pub(crate) fn solve(
         c.save_compact(reached, layout.entries, codes, &spill.mark())
             .map_err(|e| super::cache_error(c.path(), e))?;
         saved = std::time::Instant::now();
-        if c.stop_now() {
-            return Err(Error::inconsistent(
-                "the solver",
-                format!("interrupted after a checkpoint of {}, as asked", c.label()),
-            ));
-        }
-        Ok(())
+        c.stop_if_asked()
     };
-    // The first pass, in batches of blocks with a chance of a checkpoint
-    // after each (one batch without checkpoints).
-    let batch = match checkpoint {
-        Some(_) => first_pass_batch(blocks),
-        None => blocks.max(1),
-    };
-    for start in (reached.first_pass..blocks).step_by(batch) {
-        let end = (start + batch).min(blocks);
-        (start..end).into_par_iter().try_for_each(|b| {
+    first_pass_in_batches(
+        blocks,
+        reached.first_pass,
+        checkpoint.is_some(),
+        |b| {
             solver.first_pass(b)?;
             progress.advance(BLOCK.min(layout.entries - b * BLOCK) as u64);
-            Ok::<(), Error>(())
-        })?;
-        save(Reached {
-            first_pass: end,
-            next_level: 0,
-        })?;
-    }
+            Ok(())
+        },
+        &mut save,
+    )?;
     let first_pass = started.elapsed();
     let mut level = reached.next_level;
     loop {

@@ -24,8 +24,10 @@
 //!   whose exits lead to other slices and other materials. Slices are
 //!   canonical under the a-h mirror (of a slice and its image the one with
 //!   the smaller key is kept). Within a slice there is no symmetry: an entry
-//!   is six bits per king and piece, like pieces told apart (no 6-piece
-//!   material with pawns is solved yet, and these slices are small).
+//!   is the kings' squares (six bits each) times one digit per group, like
+//!   pieces as sets as above (KNNN v KP's slices hold 64 x 64 x 41,664 =
+//!   171 M entries, not 64^5 = 1.07 G); without like pieces, six bits per
+//!   king and piece.
 
 use std::sync::OnceLock;
 
@@ -63,8 +65,8 @@ pub(crate) struct Layout {
     /// Dense code of a pawn placement -> `2 * slice + mirrored`, or
     /// `u32::MAX` for overlapping pawns.
     slice_code: Vec<u32>,
-    /// Whether like pieces are merged into sets (without pawns, when two
-    /// pieces are alike); otherwise an entry is six bits per slot.
+    /// Whether like pieces are merged into sets (when two pieces other
+    /// than pawns are alike); otherwise an entry is six bits per slot.
     merged: bool,
     /// With `merged`: the groups of slots from 2 on, most significant
     /// digit first.
@@ -251,7 +253,7 @@ impl Layout {
             }
         }
         let pawnless = white_pawns + black_pawns == 0;
-        let merged = pawnless && (3..movers).any(|i| pieces[i] == pieces[i - 1]);
+        let merged = (3..movers).any(|i| pieces[i] == pieces[i - 1]);
         let mut groups = Vec::new();
         let mut group_of = [u8::MAX; MAX_PIECES];
         let mut inner = 1;
@@ -278,8 +280,10 @@ impl Layout {
             .iter()
             .map(|g| (1..=g.len as u64).product::<u64>())
             .product();
-        let entries = if merged {
+        let entries = if merged && pawnless {
             king_pairs().len() * inner
+        } else if merged {
+            64 * 64 * inner
         } else if pawnless {
             king_pairs().len() << (6 * (movers - 2))
         } else {
@@ -401,9 +405,17 @@ impl Layout {
     #[inline]
     pub(crate) fn decode(&self, slice: usize, entry: usize, sq: &mut Squares) {
         if self.merged {
-            let (wk, bk) = king_pairs().squares(entry / self.inner);
-            sq[0] = wk;
-            sq[1] = bk;
+            let top = entry / self.inner;
+            if self.has_pawns() {
+                sq[0] = (top >> 6) as u8;
+                sq[1] = (top & 63) as u8;
+                let pawns = &self.slices[slice].pawns;
+                sq[self.movers..self.movers + pawns.len()].copy_from_slice(pawns);
+            } else {
+                let (wk, bk) = king_pairs().squares(top);
+                sq[0] = wk;
+                sq[1] = bk;
+            }
             let mut rest = entry % self.inner;
             for g in &self.groups {
                 let digit = rest / g.stride;
@@ -635,9 +647,15 @@ impl Layout {
     ) -> Option<usize> {
         let pawnless = !self.has_pawns();
         if self.merged {
-            if slot >= 2 && !(on_diagonal(sq[0]) && on_diagonal(sq[1])) {
+            // With pawns there is no symmetry within a slice: every move
+            // changes one digit, or the kings' squares.
+            if slot >= 2 && !(pawnless && on_diagonal(sq[0]) && on_diagonal(sq[1])) {
                 let g = &self.groups[self.group_of[slot] as usize];
                 return Some(e - self.digit(g, sq) * g.stride + self.digit(g, moved) * g.stride);
+            }
+            if !pawnless {
+                let top = (moved[0] as usize) << 6 | moved[1] as usize;
+                return Some(top * self.inner + e % self.inner);
             }
             let pair = (slot < 2 && !(on_diagonal(moved[0]) && on_diagonal(moved[1])))
                 .then(|| king_pairs().index(moved[0], moved[1]))
@@ -785,9 +803,11 @@ mod tests {
         assert_eq!(layout("KNNvKNN").total_entries(), 462 * 2016 * 2016);
         assert_eq!(layout("KRNvKNN").total_entries(), 462 * 64 * 64 * 2016);
         assert_eq!(layout("KNNNvK").total_entries(), 462 * 41664);
-        // With pawns, like pieces stay told apart.
-        assert_eq!(layout("KNNvKP").entries, 1 << 24);
-        assert_eq!(layout("KNNvKP").like_factorial(), 1);
+        // With pawns, like pieces are sets too, after the kings' squares.
+        assert_eq!(layout("KNNvKP").entries, 64 * 64 * 2016);
+        assert_eq!(layout("KNNvKP").like_factorial(), 2);
+        assert_eq!(layout("KNNNvKP").entries, 64 * 64 * 41664);
+        assert_eq!(layout("KRPvKR").entries, 1 << 24);
         assert_eq!(layout("KNNvKNN").like_factorial(), 4);
     }
 
@@ -836,7 +856,7 @@ mod tests {
         let l = layout("KNNvKP");
         // One black pawn on 48 squares, half of them up to the mirror.
         assert_eq!(l.slices.len(), 24);
-        assert_eq!(l.entries, 1 << 24);
+        assert_eq!(l.entries, 64 * 64 * 2016);
         let l = layout("KPvKP");
         // Pawn pairs on distinct squares: 48 * 47, none their own mirror
         // image (a pawn on each side), so half are canonical.

@@ -57,8 +57,8 @@ mod tests;
 mod value;
 
 use std::{
-    collections::{BTreeSet, HashMap, HashSet},
-    sync::Arc,
+    collections::{BTreeMap, BTreeSet, HashMap, HashSet},
+    sync::{Arc, Mutex},
 };
 
 use rayon::prelude::*;
@@ -69,7 +69,7 @@ use self::{
     cache::CacheError,
     exits::MaterialExits,
     layout::Layout,
-    retro::solve_slice,
+    retro::{solve_slice, SliceValues},
     stats::Counting,
     table::{Keeps, Table},
 };
@@ -563,7 +563,7 @@ impl Solver {
 
     /// How a solve of `material` holds its tables under this solver's
     /// memory limit, and the memory it then takes: whole, if that fits
-    /// (the fastest); else page by page, each step with the pages its
+    /// (the fastest) and takes at most [`WHOLE_MOST`]; else page by page, each step with the pages its
     /// slice leaves of the limit, up to [`MAX_PAGE_BUDGET`] (see
     /// `paged_plan`). The bound is what `solve --plan` prints and what the
     /// limit is checked against before a solve starts.
@@ -610,8 +610,11 @@ impl Solver {
             };
         }
         let (whole, working) = Self::whole_bound(material, metric, solves);
-        match self.memory.bytes() {
-            Some(limit) if whole > limit => Self::paged_plan(material, metric, limit, solves),
+        let limit = self.memory.bytes();
+        match limit {
+            _ if whole > limit.map_or(WHOLE_MOST, |l| l.min(WHOLE_MOST)) => {
+                Self::paged_plan(material, metric, limit.unwrap_or(WHOLE_MOST), solves)
+            }
             _ => MemoryPlan {
                 bytes: whole,
                 pages: None,
@@ -725,9 +728,65 @@ impl Solver {
         progress: &dyn Progress,
     ) -> Result<Vec<ScanStats>> {
         let first = &plans[0];
-        let (rule, metric) = (first.rule, first.metric);
-        let target = first.material.normalized();
+        let layout = Layout::new(&first.material.normalized());
+        let countings: Vec<Counting> = plans.iter().map(|p| p.counting(&layout)).collect();
+        let (mut all, _) = self.solve_order(
+            &first.material,
+            (first.rule, first.metric),
+            &order,
+            &countings,
+            false,
+            progress,
+        )?;
+        finish_documents(&mut all, plans);
+        Ok(all)
+    }
+
+    /// Solves `material` under `rule` and `metric` in the slices that its
+    /// slice `start` reaches, and what they read, and returns the values
+    /// of its own slices solved (both sides, as the cache holds them). A
+    /// line from a position of `start` never leaves those slices but into
+    /// other materials: this is what it costs where the whole material is
+    /// not cached (KQ P v KQ under rule 69: the one slice of the pawn on
+    /// the seventh rank, not 24).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Memory`] over the limit; the solver's errors otherwise.
+    pub(crate) fn reached_values(
+        &self,
+        material: &Material,
+        rule: Rule,
+        metric: Metric,
+        start: usize,
+        progress: &dyn Progress,
+    ) -> Result<BTreeMap<usize, SliceValues>> {
+        let target = material.normalized();
         let layout = Layout::new(&target);
+        let order = reach_order(
+            vec![target],
+            reach::reach_slices(&target, &[layout.slice_pawns(start)]),
+        );
+        let (_, values) =
+            self.solve_order(material, (rule, metric), &order, &[], true, progress)?;
+        Ok(values)
+    }
+
+    /// Solves the materials and slices of `order` (each after what it
+    /// reads, `material` last) under a rule and metric: `material`'s
+    /// statistics under `countings` and, with `capture`, the values of its
+    /// slices solved. A member solved whole whose classes a cached DTR
+    /// gives is read from that instead (`Run::classes_from_dtr`).
+    fn solve_order(
+        &self,
+        material: &Material,
+        (rule, metric): (Rule, Metric),
+        order: &[(Material, Option<BTreeSet<usize>>)],
+        countings: &[Counting],
+        capture: bool,
+        progress: &dyn Progress,
+    ) -> Result<(Vec<ScanStats>, BTreeMap<usize, SliceValues>)> {
+        let target = material.normalized();
         // The most memory at any step: the tables still needed then, and the
         // step's own working set (tables are dropped once nothing left
         // reads them).
@@ -749,11 +808,16 @@ impl Solver {
                 .filter(|(m, _)| wanted.contains(&m.table_name()))
                 .map(|(m, only)| table_bytes(m, only))
                 .sum();
-            let working = table_bytes(m, only)
+            let mut working = table_bytes(m, only)
                 + Self::working_bytes_of(&Layout::new(m), metric, only.as_ref());
+            if capture && *m == target {
+                // The values kept: two per entry and side.
+                let slices = only.as_ref().map_or(0, BTreeSet::len) as u64;
+                working += slices * Layout::new(m).entries as u64 * 4;
+            }
             needed = needed.max(alive + working + PROCESS_BYTES);
         }
-        self.refuse_over_limit(needed, format!("solve {} (some slices)", first.material))?;
+        self.refuse_over_limit(needed, format!("solve {material} (some slices)"))?;
         let mut run = Run::new(
             self,
             rule,
@@ -766,19 +830,30 @@ impl Solver {
             },
             HashSet::new(),
         )?;
-        let countings: Vec<Counting> = plans.iter().map(|p| p.counting(&layout)).collect();
+        if capture {
+            run.captured = Some((target.table_name(), Mutex::new(BTreeMap::new())));
+        }
         let mut all: Vec<ScanStats> = countings.iter().map(Counting::empty).collect();
         let still: Vec<Material> = order.iter().map(|(m, _)| *m).collect();
         for (i, (m, only)) in order.iter().enumerate() {
-            let counting: &[Counting] = if *m == target { &countings } else { &[] };
-            let parts = run.material(m, i, order.len(), counting, only.as_ref(), progress)?;
-            if *m == target {
-                all = parts;
+            let from_dtr = *m != target
+                && only.is_none()
+                && run.classes_from_dtr(m, i, order.len(), progress)?;
+            if !from_dtr {
+                let counting: &[Counting] = if *m == target { countings } else { &[] };
+                let parts = run.material(m, i, order.len(), counting, only.as_ref(), progress)?;
+                if *m == target {
+                    all = parts;
+                }
             }
             run.release(&still[i + 1..]);
         }
-        finish_documents(&mut all, plans);
-        Ok(all)
+        let values = run
+            .captured
+            .take()
+            .map(|(_, v)| v.into_inner().expect("no panic while held"))
+            .unwrap_or_default();
+        Ok((all, values))
     }
 
     /// [`Error::Memory`] if `needed` bytes are over the limit.
@@ -816,6 +891,12 @@ pub struct MemoryPlan {
 /// The most memory a paged solve gives its pages: more rarely saves a read
 /// (the exits of one slice read a few pages at a time).
 pub const MAX_PAGE_BUDGET: u64 = 1 << 30;
+
+/// The most a solve holds whole, whatever the limit: the project's 12 GB
+/// target. A closure larger than that is a 6-piece material with pawns
+/// (KNNN v KP: 12.4 GB whole), whose largest members (the promotions) only
+/// the slices next to a promotion read, so its pages cost little.
+pub const WHOLE_MOST: u64 = 12_000_000_000;
 
 /// Memory a solve takes besides its tables and slices: the program, thread
 /// stacks and the cache's compression buffers (KRBvKR's DTR solve peaked
@@ -1117,6 +1198,9 @@ struct Run<'s> {
     /// has to be solved after all (its file damaged or gone since) is
     /// checked against the limit first.
     planned_reads: HashSet<String>,
+    /// A material (by table name) whose slices' values are kept as they
+    /// are solved, for [`Solver::reached_values`].
+    captured: Option<(String, Mutex<BTreeMap<usize, SliceValues>>)>,
 }
 
 /// A solve's rule and metric as a progress line names them: `dtz, rule 50`.
@@ -1170,6 +1254,7 @@ impl<'s> Run<'s> {
             memory,
             scratch,
             planned_reads,
+            captured: None,
         })
     }
 
@@ -1411,6 +1496,13 @@ impl<'s> Run<'s> {
             };
             if keep {
                 own.set_slice(s, &values);
+            }
+            if let Some((name, kept)) = &self.captured {
+                if *name == material.table_name() {
+                    kept.lock()
+                        .expect("no panic while held")
+                        .insert(s, values.clone());
+                }
             }
             if let (Some(w), Some(cache), true) = (&writer, &cache, fresh) {
                 w.add_slice(s, &values)

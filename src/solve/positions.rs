@@ -4,10 +4,13 @@
 //!
 //! The materials a position needs are solved once (or found in the cache)
 //! and then read frame by frame from their cache files; with no cache the
-//! files go to a temporary directory that lives as long as this value.
+//! files go to a temporary directory that lives as long as this value. A
+//! line's own material with pawns, where the cache does not hold it whole,
+//! is solved only in the slices its start reaches, and those values are
+//! held here ([`Positions::prepare_position`]).
 
 use std::{
-    collections::HashMap,
+    collections::{BTreeMap, HashMap},
     path::PathBuf,
     sync::{Arc, Mutex},
 };
@@ -18,6 +21,7 @@ use super::{
     cache::{Cache, CacheError, CachedTable},
     closure,
     layout::{Layout, Squares, MAX_PIECES},
+    retro::SliceValues,
     table::{class_of, class_under, Kept},
     value::{self, Outcome},
     Metric, Progress, Rule, Solver,
@@ -65,6 +69,9 @@ pub struct Positions<'p> {
     /// their classes from (`None`: this rule's own values are cached, or
     /// no DTR is; see [`Positions::class_from_dtr`]).
     dtr: Mutex<HashMap<String, Option<Arc<CachedTable>>>>,
+    /// Per table name, the values of the slices solved for a line's start
+    /// alone (see [`Positions::prepare_position`]).
+    reached: Mutex<HashMap<String, BTreeMap<usize, Arc<SliceValues>>>>,
     _temp: Option<TempDir>,
 }
 
@@ -113,6 +120,7 @@ impl<'p> Positions<'p> {
             open: Mutex::new(HashMap::new()),
             layouts: Mutex::new(HashMap::new()),
             dtr: Mutex::new(HashMap::new()),
+            reached: Mutex::new(HashMap::new()),
             _temp: temp,
         })
     }
@@ -131,6 +139,69 @@ impl<'p> Positions<'p> {
     pub fn prepare(&self, material: &Material) -> Result<()> {
         self.solver
             .prepare(material, self.rule, self.metric, self.progress)
+    }
+
+    /// Makes sure the positions a line from `pos` can reach are solved.
+    /// For a material with pawns that the cache does not hold whole, that
+    /// is the slices `pos`'s slice reaches (and what they read), held in
+    /// memory (the solver's `reached_values`); otherwise as
+    /// [`Positions::prepare`] its material. A position of another slice
+    /// asked for later has its material solved whole.
+    ///
+    /// # Errors
+    ///
+    /// As [`Solver::prepare`].
+    pub fn prepare_position(&self, pos: &Chess) -> Result<()> {
+        let material = Material::from_board(pos.board())?;
+        if !material.has_table() {
+            return Ok(());
+        }
+        let layout = self.layout(&material);
+        let whole_cached = self
+            .solver
+            .cache
+            .as_ref()
+            .is_some_and(|c| c.open(&layout, self.rule, self.metric).is_ok());
+        let sq = squares(&layout, pos, material.is_flipped_in_table());
+        let start = layout.locate(&sq).map(|(slice, _)| slice);
+        let (true, false, Some(start)) = (layout.has_pawns(), whole_cached, start) else {
+            return self.prepare(&material);
+        };
+        let name = material.table_name();
+        if self
+            .reached
+            .lock()
+            .expect("no panic while held")
+            .get(&name)
+            .is_some_and(|r| r.contains_key(&start))
+        {
+            return Ok(());
+        }
+        let solved =
+            self.solver
+                .reached_values(&material, self.rule, self.metric, start, self.progress)?;
+        self.reached
+            .lock()
+            .expect("no panic while held")
+            .entry(name)
+            .or_default()
+            .extend(solved.into_iter().map(|(s, v)| (s, Arc::new(v))));
+        Ok(())
+    }
+
+    /// The value of `entry` of `slice` (white or black to move: `side`)
+    /// of `material`, if that slice was solved for a line's start alone.
+    fn reached_value(
+        &self,
+        material: &Material,
+        side: usize,
+        slice: usize,
+        entry: usize,
+    ) -> Option<u16> {
+        let reached = self.reached.lock().expect("no panic while held");
+        let values = reached.get(&material.table_name())?.get(&slice)?.clone();
+        drop(reached);
+        Some(values[side][entry])
     }
 
     fn layout(&self, material: &Material) -> Arc<Layout> {
@@ -200,6 +271,9 @@ impl<'p> Positions<'p> {
         let (slice, entry) = layout
             .locate(&sq)
             .ok_or_else(|| Error::position(&fen_of(pos), "not a position the solver indexes"))?;
+        if let Some(v) = self.reached_value(&material, side, slice, entry) {
+            return value::outcome(v).ok_or_else(|| no_value(&material, pos));
+        }
         let table = self.table(&material)?;
         let read = |t: &CachedTable| match t.get(side, slice, entry) {
             Ok(v) => Ok(Some(v)),
@@ -230,16 +304,7 @@ impl<'p> Positions<'p> {
                 })?
             }
         };
-        value::outcome(v).ok_or_else(|| {
-            Error::inconsistent(
-                "the solver",
-                format!(
-                    "the solve of {} holds no value for {}",
-                    material.table_name(),
-                    fen_of(pos)
-                ),
-            )
-        })
+        value::outcome(v).ok_or_else(|| no_value(&material, pos))
     }
 
     /// The outcome of a position: its stored value, or with an en-passant
@@ -305,9 +370,16 @@ impl<'p> Positions<'p> {
         }
         let material = Material::from_board(after.board())?;
         let name = material.table_name();
+        // A material this rule's values are at hand for is read as itself
+        // (open whole, or solved in the slices a line reaches).
         if !material.has_table()
             || self
                 .open
+                .lock()
+                .expect("no panic while held")
+                .contains_key(&name)
+            || self
+                .reached
                 .lock()
                 .expect("no panic while held")
                 .contains_key(&name)
@@ -488,6 +560,18 @@ fn squares(layout: &Layout, pos: &Chess, flipped: bool) -> Squares {
         sq[slot] = if flipped { s as u8 ^ 56 } else { s as u8 };
     }
     sq
+}
+
+/// The error for a solved material that holds no value for `pos`.
+fn no_value(material: &Material, pos: &Chess) -> Error {
+    Error::inconsistent(
+        "the solver",
+        format!(
+            "the solve of {} holds no value for {}",
+            material.table_name(),
+            fen_of(pos)
+        ),
+    )
 }
 
 impl Solver {

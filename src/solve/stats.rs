@@ -110,7 +110,7 @@ impl Counting {
         keep(&board)
     }
 
-    /// How many of the labellings of an entry without pawns (its placements
+    /// How many of the labellings of an entry (its placements
     /// with like pieces told apart, [`Layout::like_factorial`] of them) are
     /// counted. The filter reads the board, the same for all; a shard
     /// holds each labelling's orbit by its own work item.
@@ -264,11 +264,14 @@ impl Counting {
                     }
                     layout.decode(slice, base + i, &mut sq);
                     let (weight, raw) = if layout.has_pawns() {
-                        let u = self.user_squares(layout, &sq);
-                        if !self.counted(&u) {
+                        // Each counted labelling of the like pieces is a
+                        // position of its own; its mirror image is the
+                        // raw count's other placement.
+                        let counted = self.counted_labellings(layout, &sq);
+                        if counted == 0 {
                             continue;
                         }
-                        (weight, 2 * weight)
+                        (weight * counted, 2 * weight * counted)
                     } else {
                         // The labellings counted, of the entry's `f`: all
                         // or none, unless a shard splits them (each

@@ -1126,3 +1126,119 @@ fn compact_solves_equal_two_byte_solves() {
     assert!(compared > 10_000_000, "{compared} values compared");
     assert!(cursed > 0, "no cursed win in any run compared");
 }
+
+/// A line's start solved in the slices it reaches alone holds, in each of
+/// them, the values of the whole material's solve (the shared 3- and
+/// 4-piece solves, from a cache of their own): KQ v KP with the pawn on b3
+/// under the 50-move rule, DTM and DTR, and KP v KP with the pawns on a2
+/// and h7 under the 50-move rule. And a line played from those values is
+/// the whole solve's line.
+#[test]
+fn a_lines_reached_slices_hold_the_whole_solves_values() {
+    use super::Positions;
+    let dir = std::env::temp_dir().join(format!("fiftymove-reached-{}", std::process::id()));
+    /// A material, its white and black pawns, a rule and a metric.
+    type Run = (&'static str, &'static [u8], &'static [u8], Rule, Metric);
+    let runs: [Run; 4] = [
+        ("KQvKP", &[], &[17], Rule::Moves(50), Metric::Dtz),
+        ("KQvKP", &[], &[17], Rule::None, Metric::Dtm),
+        ("KQvKP", &[], &[17], Rule::None, Metric::Dtr),
+        ("KPvKP", &[8], &[55], Rule::Moves(50), Metric::Dtz),
+    ];
+    for (name, white, black, rule, metric) in runs {
+        let material: Material = name.parse().unwrap();
+        let layout = Layout::new(&material);
+        let start = layout.slice_of(white, black).unwrap();
+        {
+            std::fs::remove_dir_all(&dir).ok();
+            let alone = Solver::new(Some(Cache::new(&dir)), MemoryLimit::Available);
+            let reached = alone
+                .reached_values(&material, rule, metric, start, &NoProgress)
+                .unwrap();
+            // The pawns walk: more slices than the start, fewer than all.
+            assert!(reached.len() > 1, "{name}: {}", reached.len());
+            assert!(reached.len() < layout.slices.len(), "{name}");
+            assert!(reached.contains_key(&start));
+            // A partial solve writes no file of the material.
+            assert!(!Cache::new(&dir).path(name, rule, metric).exists());
+            let whole = Cache::new(solved_3_4_piece_cache())
+                .open(&layout, rule, metric)
+                .ok()
+                .unwrap();
+            for (&slice, values) in &reached {
+                let want = whole.slice(slice).ok().unwrap();
+                assert!(values == &want, "{name} {rule:?} {metric:?} slice {slice}");
+            }
+        }
+    }
+    // The line of KQ v KP (b3) under rule 50, from the reached slices and
+    // from the whole solve.
+    let pos = crate::chess::position::parse_fen("8/8/8/3k4/8/1p6/7Q/K7 w - - 0 1").unwrap();
+    let line = |positions: &Positions<'_>| {
+        let line =
+            crate::model::line::best_line_with(positions, &pos, Rule::FIFTY, Metric::Dtz).unwrap();
+        serde_json::to_string(&line).unwrap()
+    };
+    std::fs::remove_dir_all(&dir).ok();
+    let alone = Solver::new(Some(Cache::new(&dir)), MemoryLimit::Available);
+    let positions = Positions::new(&alone, Rule::FIFTY, Metric::Dtz, &NoProgress).unwrap();
+    positions.prepare_position(&pos).unwrap();
+    let from_reached = line(&positions);
+    assert!(!Cache::new(&dir)
+        .path("KQvKP", Rule::FIFTY, Metric::Dtz)
+        .exists());
+    let shared = shared_solver();
+    let positions = Positions::new(&shared, Rule::FIFTY, Metric::Dtz, &NoProgress).unwrap();
+    positions.prepare(&"KQvKP".parse().unwrap()).unwrap();
+    assert_eq!(from_reached, line(&positions));
+    // Not a line of one ply: the queen has to stop the pawn first.
+    assert!(from_reached.contains("\"ply\":3"), "{from_reached}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// With pawns, an entry of like pieces stands for each labelling of them:
+/// over the entries of a slice of KNN v KP (the pawn on c6), the
+/// labellings sum to the placements of two kings apart and two knights
+/// told apart on the 63 other squares, counted by brute force.
+#[test]
+fn merged_pawn_slices_hold_every_labelled_placement_once() {
+    use super::layout::MAX_PIECES;
+    let layout = Layout::new(&"KNNvKP".parse().unwrap());
+    let pawn = 42u8;
+    let slice = layout.slice_of(&[], &[pawn]).unwrap();
+    let mut by_entries = 0u64;
+    let mut sq = [0u8; MAX_PIECES];
+    for e in 0..layout.entries {
+        layout.decode(slice, e, &mut sq);
+        if layout.is_position(&sq) {
+            by_entries += layout.like_factorial();
+        }
+    }
+    let (slice_pawns_white, slice_pawns_black) = layout.slice_pawns(slice);
+    assert!(slice_pawns_white.is_empty());
+    // The slice keeps the pawn on c6 or on its mirror image f6: either
+    // way, the same count.
+    let pawn = slice_pawns_black[0];
+    let mut brute = 0u64;
+    let touch = |a: u8, b: u8| {
+        let (fa, ra, fb, rb) = (a % 8, a / 8, b % 8, b / 8);
+        fa.abs_diff(fb) <= 1 && ra.abs_diff(rb) <= 1
+    };
+    for wk in 0..64u8 {
+        for bk in 0..64u8 {
+            if [wk, bk].contains(&pawn) || wk == bk || touch(wk, bk) {
+                continue;
+            }
+            for n1 in 0..64u8 {
+                for n2 in 0..64u8 {
+                    let all = [wk, bk, n1, n2, pawn];
+                    if (0..5).all(|i| (0..i).all(|j| all[i] != all[j])) {
+                        brute += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(by_entries, brute);
+    assert_eq!(layout.entries, 64 * 64 * 2016);
+}

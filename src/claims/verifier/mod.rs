@@ -256,7 +256,7 @@ impl<'a> Verifier<'a> {
         let material = Material::from_board(pos.board())?;
         let positions = self.positions(rule, metric)?;
         if material.has_table() {
-            positions.prepare(&material)?;
+            positions.prepare_position(&pos)?;
         }
         best_line_with(positions, &pos, positions.rule(), metric)
     }

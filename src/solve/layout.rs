@@ -399,23 +399,29 @@ impl Layout {
         self.entries * self.slices.len()
     }
 
+    /// Places the kings of an entry's top part `top` (the kings' squares
+    /// with pawns, else the king pair's index), and the pawns of `slice`.
+    #[inline]
+    fn place_top(&self, slice: usize, top: usize, sq: &mut Squares) {
+        if self.has_pawns() {
+            sq[0] = (top >> 6) as u8;
+            sq[1] = (top & 63) as u8;
+            let pawns = &self.slices[slice].pawns;
+            sq[self.movers..self.movers + pawns.len()].copy_from_slice(pawns);
+        } else {
+            let (wk, bk) = king_pairs().squares(top);
+            sq[0] = wk;
+            sq[1] = bk;
+        }
+    }
+
     /// The squares of entry `entry` of slice `slice` (pawn squares from the
     /// slice). Overlapping and non-canonical entries decode too; see
     /// [`Layout::is_position`].
     #[inline]
     pub(crate) fn decode(&self, slice: usize, entry: usize, sq: &mut Squares) {
         if self.merged {
-            let top = entry / self.inner;
-            if self.has_pawns() {
-                sq[0] = (top >> 6) as u8;
-                sq[1] = (top & 63) as u8;
-                let pawns = &self.slices[slice].pawns;
-                sq[self.movers..self.movers + pawns.len()].copy_from_slice(pawns);
-            } else {
-                let (wk, bk) = king_pairs().squares(top);
-                sq[0] = wk;
-                sq[1] = bk;
-            }
+            self.place_top(slice, entry / self.inner, sq);
             let mut rest = entry % self.inner;
             for g in &self.groups {
                 let digit = rest / g.stride;
@@ -429,17 +435,7 @@ impl Layout {
             return;
         }
         let low = 6 * (self.movers - 2);
-        let top = entry >> low;
-        if self.has_pawns() {
-            sq[0] = (top >> 6) as u8;
-            sq[1] = (top & 63) as u8;
-            let pawns = &self.slices[slice].pawns;
-            sq[self.movers..self.movers + pawns.len()].copy_from_slice(pawns);
-        } else {
-            let (wk, bk) = king_pairs().squares(top);
-            sq[0] = wk;
-            sq[1] = bk;
-        }
+        self.place_top(slice, entry >> low, sq);
         for i in 2..self.movers {
             sq[i] = ((entry >> (6 * (self.movers - 1 - i))) & 63) as u8;
         }

@@ -38,6 +38,16 @@ fn available() -> Option<u64> {
     (words.next() == Some("kB")).then(|| kib.saturating_mul(1024))
 }
 
+/// The most memory this process has held so far (Linux: `VmHWM` in
+/// `/proc/self/status`), in bytes; for the solver's timing notes.
+pub fn peak_resident() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let mut words = line.split_whitespace().skip(1);
+    let kib: u64 = words.next()?.parse().ok()?;
+    (words.next() == Some("kB")).then(|| kib.saturating_mul(1024))
+}
+
 /// Parses a size: bytes, or a number with a binary suffix `K`, `M`, `G` or
 /// `T` (powers of 1024; a trailing `B` or `iB` is allowed, case does not
 /// matter), as in `512M` or `1.5G`. `None` for anything else, zero

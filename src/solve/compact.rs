@@ -325,12 +325,13 @@ pub(crate) fn solve(
     }
     if std::env::var_os("FIFTYMOVE_SOLVE_DEBUG").is_some() {
         eprintln!(
-            "solve {} in half a byte: first pass {:.2?}, {} levels {:.2?}, spill {} bytes",
+            "solve {} in half a byte: first pass {:.2?}, {} levels {:.2?}, spill {} bytes, peak {} bytes",
             layout.material,
             first_pass,
             level + 1,
             started.elapsed() - first_pass,
-            spill.bytes()
+            spill.bytes(),
+            crate::memory::peak_resident().unwrap_or(0)
         );
     }
     Ok(Compact {

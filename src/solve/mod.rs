@@ -483,10 +483,10 @@ impl Solver {
         }
     }
 
-    /// The least pages a paged solve of `m` is given
-    /// ([`pages::Pages::minimum_budget`] of the tables its exits read: its
-    /// children's and, with pawns, its own, as pages hold them).
-    fn least_pages(m: &Material, metric: Metric) -> u64 {
+    /// Bytes of the tables a paged step that solves (`solving`) or reads
+    /// `m` can read, as pages hold them: its children's and, with pawns or
+    /// when it reads, its own.
+    fn readable_bytes(m: &Material, metric: Metric, solving: bool) -> u64 {
         let per_entry = if Keeps::of(metric) == Keeps::Classes {
             1
         } else {
@@ -497,20 +497,33 @@ impl Solver {
             .into_iter()
             .filter(Material::has_table)
             .collect();
-        if m.has_pawns() {
+        if m.has_pawns() || !solving {
             tables.push(*m);
         }
-        let read = tables
+        tables
             .iter()
             .map(|t| 2 * per_entry * Layout::new(t).total_entries() as u64)
-            .fold(0, u64::saturating_add);
-        pages::Pages::minimum_budget(read)
+            .fold(0, u64::saturating_add)
+    }
+
+    /// The least pages a paged solve of `m` is given
+    /// ([`pages::Pages::minimum_budget`] of the tables its exits read: its
+    /// children's and, with pawns, its own, as pages hold them).
+    fn least_pages(m: &Material, metric: Metric) -> u64 {
+        pages::Pages::minimum_budget(Self::readable_bytes(m, metric, true))
     }
 
     /// The pages of the step that solves (`solving`) or reads `m` in a
     /// paged solve within `limit` bytes: `Ok` what the step's slice (none
-    /// when it reads) leaves, up to [`MAX_PAGE_BUDGET`]; `Err` the least
-    /// it is given, if what is left is less.
+    /// when it reads) leaves, up to room for every page it can read;
+    /// `Err` the least it is given, if what is left is less.
+    ///
+    /// Up to every page, not a fixed share: the exits of a slice next to a
+    /// promotion read the promoted materials' pages in the order of their
+    /// own kings, not of those tables, so pages fewer than a table's
+    /// reached side are read again and again (KNNN v KP with 1 GiB of
+    /// pages: 91% of its time reading pages, its first slice unfinished
+    /// after 9 minutes).
     fn step_pages(
         m: &Material,
         metric: Metric,
@@ -518,9 +531,10 @@ impl Solver {
         solving: bool,
     ) -> std::result::Result<u64, u64> {
         let least = Self::least_pages(m, metric);
+        let most = pages::Pages::full_budget(Self::readable_bytes(m, metric, solving));
         let room = limit
             .checked_sub(PROCESS_BYTES + Self::step_slice_bytes(m, metric, solving))
-            .map(|r| r.min(MAX_PAGE_BUDGET));
+            .map(|r| r.min(most));
         match room {
             Some(r) if r >= least => Ok(r),
             _ => Err(least),
@@ -563,9 +577,9 @@ impl Solver {
 
     /// How a solve of `material` holds its tables under this solver's
     /// memory limit, and the memory it then takes: whole, if that fits
-    /// (the fastest) and takes at most [`WHOLE_MOST`]; else page by page, each step with the pages its
-    /// slice leaves of the limit, up to [`MAX_PAGE_BUDGET`] (see
-    /// `paged_plan`). The bound is what `solve --plan` prints and what the
+    /// (the fastest) and takes at most [`WHOLE_MOST`]; else page by page,
+    /// each step with the pages its slice leaves of the limit (at most
+    /// [`WHOLE_MOST`]), up to every page it can read (see `paged_plan`). The bound is what `solve --plan` prints and what the
     /// limit is checked against before a solve starts.
     ///
     /// Members of the closure that the cache holds under `rule` and
@@ -613,7 +627,8 @@ impl Solver {
         let limit = self.memory.bytes();
         match limit {
             _ if whole > limit.map_or(WHOLE_MOST, |l| l.min(WHOLE_MOST)) => {
-                Self::paged_plan(material, metric, limit.unwrap_or(WHOLE_MOST), solves)
+                let limit = limit.map_or(WHOLE_MOST, |l| l.min(WHOLE_MOST));
+                Self::paged_plan(material, metric, limit, solves)
             }
             _ => MemoryPlan {
                 bytes: whole,
@@ -888,14 +903,10 @@ pub struct MemoryPlan {
     working: u64,
 }
 
-/// The most memory a paged solve gives its pages: more rarely saves a read
-/// (the exits of one slice read a few pages at a time).
-pub const MAX_PAGE_BUDGET: u64 = 1 << 30;
-
-/// The most a solve holds whole, whatever the limit: the project's 12 GB
-/// target. A closure larger than that is a 6-piece material with pawns
-/// (KNNN v KP: 12.4 GB whole), whose largest members (the promotions) only
-/// the slices next to a promotion read, so its pages cost little.
+/// The most a solve holds whole, whatever the limit, and the most a paged
+/// solve takes: the project's 12 GB target. A closure larger than that is
+/// a 6-piece material with pawns (KNNN v KP: 12.4 GB whole), whose own
+/// slices and promotions the pages hold side by side as they are read.
 pub const WHOLE_MOST: u64 = 12_000_000_000;
 
 /// Memory a solve takes besides its tables and slices: the program, thread

@@ -176,6 +176,13 @@ impl Pages {
         Self::held_per_thread() * threads + read.min(SHARED_FLOOR)
     }
 
+    /// The budget that holds every page of tables of `read` bytes in all
+    /// (as pages), the threads' own pages besides: more is never used.
+    pub(crate) fn full_budget(read: u64) -> u64 {
+        let threads = rayon::current_num_threads() as u64;
+        (Self::held_per_thread() * threads).saturating_add(read)
+    }
+
     /// Page `frame` of table `table`, read with `read` if no one holds it.
     ///
     /// # Errors

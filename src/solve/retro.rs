@@ -214,13 +214,14 @@ pub(crate) fn solve_slice(
     }
     if std::env::var_os("FIFTYMOVE_SOLVE_DEBUG").is_some() && layout.entries >= 1 << 20 {
         eprintln!(
-            "solve {} slice {slice}: first pass {:.2?}, {} levels {:.2?}, {} checkpoints {:.2?}",
+            "solve {} slice {slice}: first pass {:.2?}, {} levels {:.2?}, {} checkpoints {:.2?}, peak {} bytes",
             layout.material,
             first_pass,
             level + 1,
             started.elapsed() - first_pass,
             saving.0,
-            saving.1
+            saving.1,
+            crate::memory::peak_resident().unwrap_or(0)
         );
     }
     let [w, b] = solver.values;

@@ -217,6 +217,16 @@ impl Material {
     /// Materials one capture, promotion or capturing promotion away (not
     /// including itself).
     fn successors(&self) -> Vec<Material> {
+        self.successors_by_mover()
+            .into_iter()
+            .map(|(m, _)| m)
+            .collect()
+    }
+
+    /// [`Material::children`] before normalising and with repeats, each
+    /// with the colour whose move leads there (the other one is to move
+    /// after it).
+    pub(crate) fn successors_by_mover(&self) -> Vec<(Material, Color)> {
         let mut out = Vec::new();
         for color in Color::ALL {
             for role in &ROLE_ORDER[1..] {
@@ -226,21 +236,21 @@ impl Material {
                 // Capture of this piece.
                 let mut m = *self;
                 m.side_mut(color).add(*role, -1);
-                out.push(m);
+                out.push((m, !color));
                 // Promotion of a pawn.
                 if *role == Role::Pawn {
                     for promo in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
                         let mut m = *self;
                         m.side_mut(color).add(Role::Pawn, -1);
                         m.side_mut(color).add(promo, 1);
-                        out.push(m);
+                        out.push((m, color));
                         // Promotion with a capture of an enemy piece (not a
                         // pawn: none stands on the last rank).
                         for victim in &ROLE_ORDER[1..] {
                             if *victim != Role::Pawn && self.side(!color).count(*victim) > 0 {
                                 let mut c = m;
                                 c.side_mut(!color).add(*victim, -1);
-                                out.push(c);
+                                out.push((c, color));
                             }
                         }
                     }

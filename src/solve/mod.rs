@@ -483,32 +483,59 @@ impl Solver {
         }
     }
 
-    /// Bytes of the tables a paged step that solves (`solving`) or reads
-    /// `m` can read, as pages hold them: its children's and, with pawns or
-    /// when it reads, its own.
+    /// Bytes of the pages a paged step that solves (`solving`) or reads
+    /// `m` can read at once: the sides of its children that its captures
+    /// and promotions lead to, and with pawns, one side of each slice a
+    /// push leads to (two per pawn, for the single and the double step;
+    /// the slices solved before are not read again). A step that reads
+    /// `m` counts it slice by slice from the file, not through pages.
     fn readable_bytes(m: &Material, metric: Metric, solving: bool) -> u64 {
+        if !solving {
+            return 0;
+        }
         let per_entry = if Keeps::of(metric) == Keeps::Classes {
             1
         } else {
             2
         };
-        let mut tables: Vec<Material> = m
-            .children()
-            .into_iter()
-            .filter(Material::has_table)
-            .collect();
-        if m.has_pawns() || !solving {
-            tables.push(*m);
+        // As the exits read them: the mover's opponent is to move after
+        // it, in a table stored with colours swapped the mover.
+        let mut sides: BTreeMap<String, (Material, [bool; 2])> = BTreeMap::new();
+        for (child, mover) in m.successors_by_mover() {
+            if !child.has_table() {
+                continue;
+            }
+            let to_move = if child.is_flipped_in_table() {
+                mover
+            } else {
+                !mover
+            };
+            let read = &mut sides
+                .entry(child.table_name())
+                .or_insert((child.normalized(), [false; 2]))
+                .1;
+            read[usize::from(to_move == shakmaty::Color::Black)] = true;
         }
-        tables
-            .iter()
-            .map(|t| 2 * per_entry * Layout::new(t).total_entries() as u64)
-            .fold(0, u64::saturating_add)
+        let children = sides
+            .values()
+            .map(|(t, read)| {
+                let n = read.iter().filter(|r| **r).count() as u64;
+                n * per_entry * Layout::new(t).total_entries() as u64
+            })
+            .fold(0, u64::saturating_add);
+        let own = if m.has_pawns() {
+            let layout = Layout::new(m);
+            let pawns = layout.white_pawns + layout.black_pawns;
+            let pushed = (2 * pawns).min(layout.slices.len()) as u64;
+            pushed * per_entry * layout.entries as u64
+        } else {
+            0
+        };
+        children.saturating_add(own)
     }
 
     /// The least pages a paged solve of `m` is given
-    /// ([`pages::Pages::minimum_budget`] of the tables its exits read: its
-    /// children's and, with pawns, its own, as pages hold them).
+    /// ([`pages::Pages::minimum_budget`] of the pages its exits read).
     fn least_pages(m: &Material, metric: Metric) -> u64 {
         pages::Pages::minimum_budget(Self::readable_bytes(m, metric, true))
     }
@@ -531,7 +558,7 @@ impl Solver {
         solving: bool,
     ) -> std::result::Result<u64, u64> {
         let least = Self::least_pages(m, metric);
-        let most = pages::Pages::full_budget(Self::readable_bytes(m, metric, solving));
+        let most = pages::Pages::full_budget(Self::readable_bytes(m, metric, solving)).max(least);
         let room = limit
             .checked_sub(PROCESS_BYTES + Self::step_slice_bytes(m, metric, solving))
             .map(|r| r.min(most));

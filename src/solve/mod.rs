@@ -485,9 +485,10 @@ impl Solver {
 
     /// Bytes of the pages a paged step that solves (`solving`) or reads
     /// `m` can read at once: the sides of its children that its captures
-    /// and promotions lead to, and with pawns, one side of each slice a
-    /// push leads to (two per pawn, for the single and the double step;
-    /// the slices solved before are not read again). A step that reads
+    /// and promotions lead to (of a child with pawns, the slices one slice
+    /// leads to), and with pawns, one side of each slice a push leads to
+    /// (two per pawn, for the single and the double step; the slices
+    /// solved before are not read again). A step that reads
     /// `m` counts it slice by slice from the file, not through pages.
     fn readable_bytes(m: &Material, metric: Metric, solving: bool) -> u64 {
         if !solving {
@@ -516,18 +517,25 @@ impl Solver {
                 .1;
             read[usize::from(to_move == shakmaty::Color::Black)] = true;
         }
+        let own = Layout::new(m);
+        let pawns = own.white_pawns + own.black_pawns;
         let children = sides
             .values()
             .map(|(t, read)| {
-                let n = read.iter().filter(|r| **r).count() as u64;
-                n * per_entry * Layout::new(t).total_entries() as u64
+                let sides = read.iter().filter(|r| **r).count() as u64;
+                let child = Layout::new(t);
+                // A capture or promotion keeps the other pawns, so one
+                // slice leads to one slice of a child with pawns per
+                // pawn taken, per pawn's capture (two ways) and for
+                // the pieces' captures; a child without pawns is read
+                // all over, in its kings' order, not ours.
+                let slices = child.slices.len().min(3 * pawns + 1);
+                sides * per_entry * (slices * child.entries) as u64
             })
             .fold(0, u64::saturating_add);
-        let own = if m.has_pawns() {
-            let layout = Layout::new(m);
-            let pawns = layout.white_pawns + layout.black_pawns;
-            let pushed = (2 * pawns).min(layout.slices.len()) as u64;
-            pushed * per_entry * layout.entries as u64
+        let pushed = (2 * pawns).min(own.slices.len()) as u64;
+        let own = if pawns > 0 {
+            pushed * per_entry * own.entries as u64
         } else {
             0
         };

@@ -7,12 +7,16 @@
 //! pages of a run, whatever table they belong to; past it, the page read
 //! longest ago without use since goes first (the "clock" rule).
 //!
-//! The exits of a slice read their pages nearly in order (a pawn push keeps
+//! The exits of a slice read most pages nearly in order (a pawn push keeps
 //! every other piece, so the entry of the position after it is the entry
 //! before it, in another slice; a capture or promotion keeps the kings,
-//! which lead the index), so a few pages per thread serve most reads. Each
-//! thread keeps the last few pages it read, so that a read takes no lock;
-//! those are counted in the budget ([`Pages::held_per_thread`]).
+//! which lead the index), so a few pages per thread serve most reads. Not
+//! so a material without pawns that a promotion or the capture of the last
+//! pawn leads to: its king pairs are ordered by symmetry, not as ours, so
+//! its reached side is read all over, and a solve plans room for all of it
+//! (`Solver::readable_bytes`). Each thread keeps the last few pages it
+//! read, so that a read takes no lock; those are counted in the budget
+//! ([`Pages::held_per_thread`]).
 
 use std::{
     cell::RefCell,

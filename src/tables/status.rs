@@ -68,6 +68,10 @@ pub struct MemoryNeeds {
     /// leading pawns, to fit: a pawn move out of a slice then reads the
     /// table's own WDL values as it reads the closure's.
     pub scan_cut_by_pawns: bool,
+    /// Whether the scan, to fit, keeps no DTZ of the side to move the DTZ
+    /// file does not store, and works each one out again where it reads
+    /// it (3 bytes per index of a pawnless table instead of 4).
+    pub scan_recomputes_unstored: bool,
     /// The solver's bound for `solve MATERIAL --metric M`, in bytes, by
     /// metric (`dtz`, `dtm`, `dtr`); empty when the solver does not take
     /// the material.

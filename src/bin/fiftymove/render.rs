@@ -300,6 +300,12 @@ fn memory_text(out: &mut impl Write, n: &MemoryNeeds) -> io::Result<()> {
             n.scan_slices
         )?;
     }
+    if n.scan_recomputes_unstored {
+        writeln!(
+            out,
+            "    its unstored side's DTZ not held: worked out again where read (3 bytes an index, not 4)"
+        )?;
+    }
     if n.scan_page_bytes > 0 {
         writeln!(
             out,

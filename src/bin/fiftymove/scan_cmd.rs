@@ -145,6 +145,7 @@ fn cmd_scan_plan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> Ru
                     "page_bytes": memory.page_bytes,
                     "paged_tables": memory.paged_tables,
                     "slices": memory.slices,
+                    "recomputes_unstored": memory.recomputes_unstored,
                     "fits": memory.within,
                 }),
             )?;

@@ -113,6 +113,7 @@ fn memory_needs(inv: &Inventory, material: &Material, limit: MemoryLimit) -> Mem
         scan_paged_tables: scan.paged_tables,
         scan_slices: scan.slices,
         scan_cut_by_pawns: cut_by_pawns,
+        scan_recomputes_unstored: scan.recomputes_unstored,
         solve_bytes,
         solve_fits,
         solve_refused: (!takes).then(|| {

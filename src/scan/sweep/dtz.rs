@@ -330,14 +330,27 @@ pub(crate) struct Sweep {
     /// Whether the material forces natural DTZ parity with a loser of
     /// each colour (file frame).
     natural: [bool; 2],
+    /// Whether `mag[1]` is left empty and the unstored side's raw DTZ is
+    /// worked out again where read (see
+    /// [`SweepMemoryPlan::recomputes_unstored`]); set by [`Sweep::hold`].
+    recompute_unstored: bool,
 }
 
 /// Stored values of the WDL file, per side to move a range of its
-/// indices (see [`Sweep::raw_wdl`]).
+/// indices (see [`Sweep::raw_wdl`]): a byte each, or two to a byte where
+/// pass 1 holds both sides' of a block beside its codes (a stored WDL
+/// value is at most 4), so that pass 1 takes no more room than the later
+/// passes. A symmetric table's pass 1 holds one side's values of the
+/// whole file, which its later passes' DTZ bytes match anyway, and a byte
+/// each is quicker to read.
 struct RawWdl {
+    /// Per side, index `i` of the range in byte `i`, or, packed, in the low
+    /// half of byte `i / 2` for even `i` and the high half for odd.
     vals: [Vec<u8>; 2],
-    /// Per side, the index of `vals[side][0]`.
+    /// Per side, the index of the range's first value.
     start: [u64; 2],
+    /// 1 where packed two to a byte, else 0.
+    shift: usize,
 }
 
 impl RawWdl {
@@ -345,8 +358,45 @@ impl RawWdl {
     #[inline]
     fn get(&self, side: Color, idx: u64) -> u8 {
         let c = cidx(side);
-        self.vals[c][(idx - self.start[c]) as usize]
+        let i = (idx - self.start[c]) as usize;
+        let byte = self.vals[c][i >> self.shift];
+        if self.shift == 0 {
+            byte
+        } else {
+            (byte >> ((i & 1) * 4)) & RAW_WDL_MAX
+        }
     }
+}
+
+/// Two values of at most [`RAW_WDL_MAX`] to a byte, `values[0]` low (see
+/// [`RawWdl`]); `None` for a larger value.
+pub(crate) fn pack_nibbles(values: &[u8], out: &mut [u8]) -> Option<()> {
+    const BYTES: usize = 1 << 14;
+    out.par_chunks_mut(BYTES)
+        .zip(values.par_chunks(2 * BYTES))
+        .try_for_each(|(out, values)| {
+            for (byte, pair) in out.iter_mut().zip(values.chunks(2)) {
+                let low = pair[0];
+                let high = pair.get(1).copied().unwrap_or(0);
+                if low > RAW_WDL_MAX || high > RAW_WDL_MAX {
+                    return None;
+                }
+                *byte = low | (high << 4);
+            }
+            Some(())
+        })
+}
+
+/// The largest stored WDL value half a byte holds: Syzygy's five are 0
+/// to 4, so a larger one is damage.
+pub(crate) const RAW_WDL_MAX: u8 = 0x0f;
+
+/// The bytes per index of an asymmetric table swept with its unstored
+/// side's DTZ worked out where read ([`Sweep::hold`]): the two WDL codes
+/// and the stored side's DTZ byte, as pass 1's codes and packed WDL
+/// values take. Pawn tables are cut by their pawns instead (`None`).
+pub(crate) fn lean_per_index(has_pawns: bool) -> Option<u64> {
+    (!has_pawns).then_some(3)
 }
 
 /// Whether every phase of this material, with `loser` losing, must end
@@ -489,6 +539,7 @@ impl Sweep {
             window_start: 0,
             mag: [Vec::new(), Vec::new()],
             natural,
+            recompute_unstored: false,
         })
     }
 
@@ -515,6 +566,7 @@ impl Sweep {
                 fixed: fixed.saturating_add(own_values.max(n)),
                 blocks: vec![(n, None)],
                 per_index: 2,
+                lean_per_index: None,
                 symmetric: true,
                 own_values,
                 own_headers: self.wdl_file.header_bound(),
@@ -535,6 +587,7 @@ impl Sweep {
             fixed,
             blocks,
             per_index: 4,
+            lean_per_index: lean_per_index(self.dtz.has_pawns),
             symmetric: false,
             own_values,
             own_headers: self.wdl_file.header_bound(),
@@ -564,6 +617,7 @@ impl Sweep {
         self.closure
             .hold(&whole[..tables.min(whole.len())], plan.page_bytes);
         self.lead_digits = plan.lead_digits;
+        self.recompute_unstored = plan.recomputes_unstored && !self.symmetric;
         if plan.lead_digits > 0 {
             let file =
                 SweepTable::open(self.wdl_file.path(), TableKind::Wdl).map_err(table_error)?;
@@ -571,6 +625,13 @@ impl Sweep {
             self.closure.add_scanned(file, own_whole)?;
         }
         Ok(())
+    }
+
+    /// Whether the unstored side's DTZ is worked out again where read, not
+    /// held (as [`Sweep::hold`] set it).
+    #[cfg(test)]
+    pub(crate) fn recomputes_unstored(&self) -> bool {
+        self.recompute_unstored
     }
 
     /// The indices of block `b` in the whole table, whether or not a
@@ -759,32 +820,60 @@ impl Sweep {
     }
 
     /// The raw DTZ magnitude of a global index and side whose code is
-    /// `code`: 0 unless decisive and not checkmated.
+    /// `code`: 0 unless decisive and not checkmated. Where the unstored
+    /// side's are not held, pass 3's search again (the same stored values
+    /// and codes in, so the same magnitude out).
+    ///
+    /// # Errors
+    ///
+    /// Those of the search (which pass 3 has already met, if any).
     #[inline]
-    fn raw(&self, half: usize, j: usize, code: u8) -> i32 {
+    fn raw(&self, half: usize, j: usize, code: u8) -> Result<i32> {
         // ILLEGAL's class bits (7) have sign 0.
         if is_mated(code) || sign(code & 7) == 0 {
-            return 0;
+            return Ok(0);
         }
+        if half == 1 && self.recompute_unstored {
+            let (b, local) = self.block_at(j);
+            let pos = self.pos_of(b, local);
+            let succ = |m: Mv| self.quiet_succ(b, &pos, m, !b.side);
+            let (v, _) = self.unstored_raw(b, &pos, code, succ)?;
+            return Ok(i32::from(v).abs());
+        }
+        Ok(self.stored_mag(half, j, code))
+    }
+
+    /// [`Sweep::raw`] of a side whose magnitudes are held (always the
+    /// stored side's), for a decisive code.
+    #[inline]
+    fn stored_mag(&self, half: usize, j: usize, code: u8) -> i32 {
         decode_mag(half, code & 7, self.mag[half][self.cell(j)].load(Relaxed))
     }
 
     /// The DTZ of a global index and side whose code is `code` (one load:
     /// the [`PENDING`] and [`PLUS`] bits agree).
+    ///
+    /// # Errors
+    ///
+    /// As [`Sweep::raw`].
     #[inline]
-    fn value_of(&self, half: usize, j: usize, code: u8) -> i16 {
+    fn value_of(&self, half: usize, j: usize, code: u8) -> Result<i16> {
         if is_mated(code) {
-            return DTZ_MATED;
+            return Ok(DTZ_MATED);
         }
-        let m = self.raw(half, j, code);
+        let m = self.raw(half, j, code)?;
         let settled_up = code & (PENDING | PLUS) == PLUS;
-        (sign(code & 7) * (m + i32::from(settled_up))) as i16
+        Ok((sign(code & 7) * (m + i32::from(settled_up))) as i16)
     }
 
     /// The DTZ of a global index and side (0 stored, 1 unstored): exact
     /// once settled.
+    ///
+    /// # Errors
+    ///
+    /// As [`Sweep::raw`].
     #[inline]
-    pub(crate) fn value(&self, half: usize, j: usize) -> i16 {
+    pub(crate) fn value(&self, half: usize, j: usize) -> Result<i16> {
         self.value_of(half, j, self.code(j, half))
     }
 
@@ -809,7 +898,9 @@ impl Sweep {
                 ),
             )
         })?;
-        self.mag[half][self.cell(j)].store(byte, Relaxed);
+        if !(half == 1 && self.recompute_unstored) {
+            self.mag[half][self.cell(j)].store(byte, Relaxed);
+        }
         if rounded {
             self.codes(j)[half].fetch_or(ROUNDED | PENDING, Relaxed);
         }
@@ -943,8 +1034,13 @@ impl Sweep {
         let n = self.span(&self.chunk).len();
         // Filled by all threads, as the codes.
         let zeros = |n: usize| (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
-        // Symmetric material has no unstored side.
-        let unstored = if self.symmetric { 0 } else { n };
+        // Symmetric material has no unstored side; where it is worked out
+        // again as read, it is not held.
+        let unstored = if self.symmetric || self.recompute_unstored {
+            0
+        } else {
+            n
+        };
         self.mag = [zeros(n), zeros(unstored)];
     }
 
@@ -1204,7 +1300,9 @@ impl Sweep {
             let cand = if is_mated(code2) {
                 (1, false)
             } else if sign(code2 & 7) == -s {
-                (self.raw(half2, j2, code2) + 1, code2 & ROUNDED != 0)
+                // A quiet move of the unstored side leads to the stored
+                // side (`half2` is 0), whose magnitudes are held.
+                (self.stored_mag(half2, j2, code2) + 1, code2 & ROUNDED != 0)
             } else {
                 return;
             };

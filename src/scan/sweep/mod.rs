@@ -21,20 +21,25 @@
 //! pawn off its file and its successor stays in the same sub-table; else
 //! the whole table (see `Sweep::chunks`). Per chunk, 2 bytes per index
 //! (the WDL codes of both sides to move). Pass 1 adds the WDL file's
-//! stored values that one block reads (1 byte per index and side). The
-//! later passes (DTZ, rounding, counting) add 1 byte per index and side
-//! stored (the raw DTZ magnitude; the rounding state lives in spare bits
-//! of the WDL codes, see `dtz::encode_mag`).
+//! stored values that one block reads (half a byte per index and side;
+//! a symmetric table's whole file, a byte per index). The later passes
+//! (DTZ, rounding, counting) add 1 byte per index and side stored (the raw
+//! DTZ magnitude; the rounding state lives in spare bits of the WDL codes,
+//! see `dtz::encode_mag`). A pawnless table that does not fit so keeps
+//! only the stored side's, and works the other side's out again, by pass
+//! 3's one-ply search, wherever it is read (`recomputes_unstored` in the
+//! plan): 3 bytes per index.
 //!
 //! The tables that captures and promotions reach (the closure) take 1 byte
 //! per index and side decoded whole, or, under a memory limit they do not
 //! fit, are read page by page within one budget (`pages`, `plan`): the
 //! smallest whole, the others paged. The files are read as they are
 //! decoded, never held; their parsed headers are (`header_allowance`). So
-//! a pawnless table takes 4 bytes per index (3 if symmetric) plus its
-//! closure: KNN v KNN (1.55 G indices) about 4.8 GB, KRN v KNN (3.38 G)
-//! about 14 GB; a pawn table 4 bytes per index of its largest file; see
-//! docs/six-pieces.md.
+//! a pawnless table takes 4 bytes per index (3 if symmetric, or where it
+//! recomputes its unstored side) plus its closure: KNN v KNN (1.55 G
+//! indices) about 4.8 GB, KRN v KNN (3.38 G) about 14 GB, or 10.7 GB
+//! recomputing; a pawn table 4 bytes per index of its largest file or
+//! slice; see docs/six-pieces.md.
 
 // The index arithmetic walks parallel arrays (squares, digits, codes) by
 // position, as the Syzygy format defines it; indexed loops say that best.
@@ -225,6 +230,7 @@ pub fn sweep_memory_estimate(
             fixed: fixed.saturating_add(n),
             blocks: vec![(n, None)],
             per_index: 2,
+            lean_per_index: None,
             symmetric: true,
             own_values: n,
             own_headers: headers(&target, "rtbw", wdl_sides),
@@ -240,6 +246,7 @@ pub fn sweep_memory_estimate(
                 .map(|(k, &size)| (size, radices.as_ref().map(|r| r[k])))
                 .collect(),
             per_index: 4,
+            lean_per_index: dtz::lean_per_index(target.has_pawns()),
             symmetric: false,
             own_values: 2 * n,
             own_headers: headers(&target, "rtbw", wdl_sides),
@@ -371,7 +378,7 @@ fn sweep_held(
                 shard.count_window(&sweep, ctx.plan, &progress)?;
                 continue;
             }
-            let counted = count(&sweep, ctx, &progress);
+            let counted = count(&sweep, ctx, &progress)?;
             *total = merge_sides(std::mem::take(total), counted, &ctx.canon);
         }
         lap(&format!("{part}: count"));
@@ -620,18 +627,22 @@ impl Counting<'_> {
 }
 
 /// The counting pass over the blocks of the window's chunk.
-fn count(sweep: &Sweep, ctx: &Counting, progress: &Progress) -> [Acc; 2] {
+///
+/// # Errors
+///
+/// Those of [`Sweep::value`].
+fn count(sweep: &Sweep, ctx: &Counting, progress: &Progress) -> Result<[Acc; 2]> {
     let merge = |a: [Acc; 2], b: [Acc; 2]| merge_sides(a, b, &ctx.canon);
     let mut total = [Acc::default(), Acc::default()];
     for b in sweep.chunk_blocks() {
         let part = if ctx.per_ordering {
-            count_walked(sweep, ctx, b, progress)
+            count_walked(sweep, ctx, b, progress)?
         } else {
-            count_in_order(sweep, ctx, b, progress)
+            count_in_order(sweep, ctx, b, progress)?
         };
         total = merge(total, part);
     }
-    total
+    Ok(total)
 }
 
 /// The counts of one position of block `b` (global index `j`), both sides
@@ -648,7 +659,7 @@ fn count_one(
     images: u64,
     diag: u64,
     pos: impl Fn() -> Pos + Copy,
-) {
+) -> Result<()> {
     let codes = [sweep.code(j, 0), sweep.code(j, 1)];
     for half in 0..2 {
         if half == 1 && sweep.symmetric {
@@ -659,7 +670,7 @@ fn count_one(
             continue;
         }
         let turn = if half == 0 { b.side } else { !b.side };
-        let dtz = sweep.value(half, j);
+        let dtz = sweep.value(half, j)?;
         let mag = if code & MATED != 0 || dtz == DTZ_MATED {
             0
         } else {
@@ -675,6 +686,7 @@ fn count_one(
             ctx.record(acc, pos, turn, ctx.user_flipped, wdl, mag, images, diag);
         }
     }
+    Ok(())
 }
 
 /// Whether a position's codes say it is illegal for both sides to move.
@@ -687,16 +699,21 @@ fn illegal(sweep: &Sweep, j: usize) -> bool {
 /// the leading group's digit alone gives a placement's images, and rules
 /// out a placement on one long diagonal for all but a few; positions are
 /// decoded only for those and for candidates for the longest.
-fn count_in_order(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress) -> [Acc; 2] {
+fn count_in_order(
+    sweep: &Sweep,
+    ctx: &Counting,
+    b: &Block,
+    progress: &Progress,
+) -> Result<[Acc; 2]> {
     let has_pawns = ctx.plan.material.has_pawns();
     let codec = &sweep.dtz.subs[b.sub].encoding;
     let facts = codec.lead_facts();
     let (factor, radix) = codec.lead_place();
     (0..b.len.div_ceil(CHUNK))
         .into_par_iter()
-        .fold(
+        .try_fold(
             || [Acc::default(), Acc::default()],
-            |mut acc, c| {
+            |mut acc, c| -> Result<[Acc; 2]> {
                 let first = c * CHUNK;
                 let last = (first + CHUNK).min(b.len);
                 // The leading digit, stepped with the index.
@@ -722,33 +739,33 @@ fn count_in_order(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress)
                     } else {
                         1
                     };
-                    count_one(sweep, ctx, &mut acc, b, j, u64::from(images), diag, pos);
+                    count_one(sweep, ctx, &mut acc, b, j, u64::from(images), diag, pos)?;
                 }
                 progress.add((last - first) as u64);
-                acc
+                Ok(acc)
             },
         )
-        .reduce(
+        .try_reduce(
             || [Acc::default(), Acc::default()],
-            |x, y| merge_sides(x, y, &ctx.canon),
+            |x, y| Ok(merge_sides(x, y, &ctx.canon)),
         )
 }
 
 /// [`count`] of one block by walking its placements (each position is
 /// needed: a shard or a filter picks orderings).
-fn count_walked(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress) -> [Acc; 2] {
+fn count_walked(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress) -> Result<[Acc; 2]> {
     let has_pawns = ctx.plan.material.has_pawns();
     let codec = &sweep.dtz.subs[b.sub].encoding;
     let units = codec.units();
     (0..units.count)
         .into_par_iter()
-        .fold(
+        .try_fold(
             || [Acc::default(), Acc::default()],
-            |mut acc, unit| {
-                let walked = sweep.walk_unit(b, units, unit, progress, |local, pos| {
+            |mut acc, unit| -> Result<[Acc; 2]> {
+                sweep.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
                     let j = b.base + local;
                     if illegal(sweep, j) {
-                        return Ok::<(), std::convert::Infallible>(());
+                        return Ok(());
                     }
                     let images = u64::from(codec.images(&pos.sq[..pos.n]));
                     let diag = if !has_pawns && on_one_diagonal(pos) {
@@ -756,16 +773,14 @@ fn count_walked(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress) -
                     } else {
                         1
                     };
-                    count_one(sweep, ctx, &mut acc, b, j, images, diag, || *pos);
-                    Ok(())
-                });
-                let Ok(()) = walked;
-                acc
+                    count_one(sweep, ctx, &mut acc, b, j, images, diag, || *pos)
+                })?;
+                Ok(acc)
             },
         )
-        .reduce(
+        .try_reduce(
             || [Acc::default(), Acc::default()],
-            |x, y| merge_sides(x, y, &ctx.canon),
+            |x, y| Ok(merge_sides(x, y, &ctx.canon)),
         )
 }
 
@@ -926,6 +941,42 @@ mod tests {
                     assert!(chunks > 4, "{name}: only {chunks} chunks");
                 }
             }
+        }
+    }
+
+    /// A pawnless table swept with its unstored side's DTZ worked out again
+    /// wherever it is read (settling and counting), none held, gives the
+    /// sweep that holds them byte for byte (raw placements and longest
+    /// positions included): a bare king losing (parity settles), and
+    /// 5-piece tables whose rounded values are settled by searching the
+    /// successors, both sides'. The plan picks it where the whole sweep
+    /// does not fit and it does.
+    #[test]
+    fn unstored_dtz_worked_out_where_read_gives_the_whole_sweep() {
+        let dir = crate::tables::reader::tests::tables_dir();
+        let inv = Inventory::scan(std::slice::from_ref(&dir)).unwrap();
+        for name in ["KQvKR", "KRvKN", "KBNvK", "KBBvKN"] {
+            let (material, plans, whole) = raw_and_whole(&inv, name);
+            let mut sweep = open_sweep(&inv, &material).unwrap();
+            let (full, _) = sweep.memory_plan(None);
+            assert!(!full.recomputes_unstored, "{name}");
+            // A limit the whole sweep misses by a byte: the lean plan,
+            // within it, its closure whole.
+            let (mut plan, flags) = sweep.memory_plan(Some(full.bytes - 1));
+            assert!(
+                plan.recomputes_unstored && plan.within && plan.page_bytes == 0,
+                "{name}: {plan:?}"
+            );
+            assert!(plan.bytes < full.bytes, "{name}: {plan:?}");
+            plan.page_bytes = 0;
+            sweep.hold(&plan, &flags).unwrap();
+            assert!(sweep.recomputes_unstored(), "{name}");
+            let lean = sweep_held(sweep, &plans, &|_| {}).unwrap();
+            assert_eq!(
+                serde_json::to_string(&lean).unwrap(),
+                serde_json::to_string(&whole).unwrap(),
+                "{name}"
+            );
         }
     }
 

@@ -31,6 +31,11 @@ pub struct SweepMemoryPlan {
     /// How many leading-pawn digits a slice takes (0: whole sub-tables).
     #[serde(skip)]
     pub(crate) lead_digits: u64,
+    /// Whether the sweep keeps no DTZ of the side the DTZ file does not
+    /// store and works each one out again, by the same one-ply search,
+    /// where it is read (a pawnless table that does not fit otherwise: 3
+    /// bytes per index instead of 4).
+    pub recomputes_unstored: bool,
 }
 
 impl SweepMemoryPlan {
@@ -53,6 +58,10 @@ pub(crate) struct OwnCost {
     /// Bytes per index of a chunk (WDL codes, and the larger of pass 1's
     /// WDL values and the later passes' DTZ bytes).
     pub(crate) per_index: u64,
+    /// Bytes per index of a chunk where the unstored side's DTZ is worked
+    /// out again where read, not held (`None`: the table is never swept
+    /// so; see [`SweepMemoryPlan::recomputes_unstored`]).
+    pub(crate) lean_per_index: Option<u64>,
     /// Symmetric material: one chunk of every block.
     pub(crate) symmetric: bool,
     /// The scanned table's WDL values decoded whole (both sides), the cost
@@ -111,8 +120,11 @@ pub(crate) fn slice_digits(radix: u64, digits: u64) -> Vec<std::ops::Range<u64>>
         .collect()
 }
 
-/// Plans a sweep within `limit`: whole sub-tables while they fit (as
-/// [`plan_memory`] plans them); else a pawn table's sub-tables cut into
+/// Plans a sweep within `limit`: whole sub-tables while they fit with the
+/// closure whole; else, for a pawnless table without symmetry, the
+/// unstored side's DTZ worked out where read instead of held (its closure
+/// then as [`plan_memory`] plans it); else whole sub-tables with the
+/// closure paged (as [`plan_memory`] plans it); else a pawn table's sub-tables cut into
 /// slices of as many leading-pawn digits as fit, the scanned table's own
 /// WDL values then read as one more table of the closure (last in the
 /// returned flags). The plan (its digits per slice in
@@ -123,11 +135,13 @@ pub(crate) fn plan_slices(
     closure: &[TableCost],
     limit: Option<u64>,
 ) -> (SweepMemoryPlan, Vec<bool>) {
-    let at = |digits: u64| {
+    let at = |digits: u64, lean: bool| {
         let (largest, count) = own.chunk(digits);
-        let bytes = own
-            .fixed
-            .saturating_add(own.per_index.saturating_mul(largest));
+        let per_index = match own.lean_per_index {
+            Some(p) if lean => p,
+            _ => own.per_index,
+        };
+        let bytes = own.fixed.saturating_add(per_index.saturating_mul(largest));
         let (mut plan, whole) = if digits == 0 {
             plan_memory(bytes, closure, limit)
         } else {
@@ -144,15 +158,29 @@ pub(crate) fn plan_slices(
         };
         plan.slices = count;
         plan.lead_digits = digits;
+        plan.recomputes_unstored = lean;
         (plan, whole)
     };
-    let whole = at(0);
+    let whole = at(0, false);
+    if whole.0.within && whole.0.page_bytes == 0 {
+        return whole;
+    }
+    // Not holding the unstored side's DTZ saves a byte per index, more
+    // than paging a pawnless table's closure (its captures' smaller
+    // tables) can, and costs less time: it comes first.
+    if own.lean_per_index.is_some() {
+        let mut lean = at(0, true);
+        lean.0.whole_bytes = whole.0.whole_bytes;
+        if lean.0.within || lean.0.bytes < whole.0.bytes {
+            return lean;
+        }
+    }
     if whole.0.within || own.max_radix() == 0 {
         return whole;
     }
     let mut least = None;
     for digits in (1..own.max_radix()).rev() {
-        let mut cut = at(digits);
+        let mut cut = at(digits, false);
         // What the sweep would take uncut, whatever the plan.
         cut.0.whole_bytes = whole.0.whole_bytes;
         if cut.0.within {
@@ -209,6 +237,7 @@ pub(crate) fn plan_memory(
                 within: true,
                 slices: 1,
                 lead_digits: 0,
+                recomputes_unstored: false,
             };
             return (plan, all_whole);
         }
@@ -240,6 +269,7 @@ pub(crate) fn plan_memory(
             within: false,
             slices: 1,
             lead_digits: 0,
+            recomputes_unstored: false,
         };
         return (plan, all_whole);
     }
@@ -255,6 +285,7 @@ pub(crate) fn plan_memory(
         within: bytes <= limit,
         slices: 1,
         lead_digits: 0,
+        recomputes_unstored: false,
     };
     (plan, whole)
 }
@@ -341,6 +372,7 @@ mod tests {
             fixed: 10 * M,
             blocks: vec![(600 * M, Some(6)), (600 * M, Some(6))],
             per_index: 4,
+            lean_per_index: None,
             symmetric: false,
             own_values: 2400 * M,
             own_headers: 0,
@@ -385,6 +417,43 @@ mod tests {
         own.symmetric = false;
         own.blocks = vec![(600 * M, None)];
         let (plan, _) = plan_slices(&own, &tables(), Some(300 * M));
+        assert_eq!((plan.slices, plan.lead_digits), (1, 0));
+    }
+
+    /// A pawnless table of 900 M indices without symmetry, beside the
+    /// closure of [`tables`].
+    fn pawnless_table() -> OwnCost {
+        OwnCost {
+            fixed: 10 * M,
+            blocks: vec![(900 * M, None)],
+            per_index: 4,
+            lean_per_index: Some(3),
+            symmetric: false,
+            own_values: 1800 * M,
+            own_headers: 0,
+            name: "KXYvKZ".to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_pawnless_table_keeps_its_unstored_dtz_only_where_that_fits_no_other_way() {
+        // Whole: 10 + 3600 + 900 MiB, with its unstored side's DTZ.
+        let (plan, _) = plan_slices(&pawnless_table(), &tables(), None);
+        assert_eq!((plan.bytes, plan.recomputes_unstored), (4510 * M, false));
+        // 4000 MiB: 10 + 2700 + 900 without it, the closure whole (where
+        // the whole sweep with its closure paged would fit too).
+        let (plan, whole) = plan_slices(&pawnless_table(), &tables(), Some(4000 * M));
+        assert_eq!((plan.bytes, plan.page_bytes), (3610 * M, 0), "{plan:?}");
+        assert!(plan.recomputes_unstored && plan.within);
+        assert_eq!(plan.whole_bytes, 4510 * M, "the sweep that holds it");
+        assert_eq!(whole, [true; 3]);
+        // 3000 MiB: without it, and the closure paged.
+        let (plan, whole) = plan_slices(&pawnless_table(), &tables(), Some(3000 * M));
+        assert!(plan.recomputes_unstored && plan.within, "{plan:?}");
+        assert!(plan.page_bytes > 0 && whole.contains(&false), "{plan:?}");
+        // Below 2710 MiB: the least plan, refused.
+        let (plan, _) = plan_slices(&pawnless_table(), &tables(), Some(2000 * M));
+        assert!(plan.recomputes_unstored && !plan.within, "{plan:?}");
         assert_eq!((plan.slices, plan.lead_digits), (1, 0));
     }
 

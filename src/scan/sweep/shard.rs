@@ -124,7 +124,7 @@ fn record(
                 ),
             ));
         }
-        let dtz = sweep.value(half, j);
+        let dtz = sweep.value(half, j)?;
         let mag = if code & MATED != 0 || dtz == DTZ_MATED {
             0
         } else {

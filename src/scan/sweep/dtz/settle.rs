@@ -108,10 +108,10 @@ impl Sweep {
     ) -> Result<i16> {
         let code = self.codes(j)[half].load(Acquire);
         if !is_pending(code) {
-            return Ok(self.value_of(half, j, code));
+            return self.value_of(half, j, code);
         }
         let s = sign(code & 7);
-        let n = self.raw(half, j, code);
+        let n = self.raw(half, j, code)?;
         let loser = if s > 0 { !turn } else { turn };
         let rounded = RoundedDtz {
             plies: n,
@@ -173,7 +173,7 @@ impl Sweep {
             return Ok(false);
         }
         let exact = if code & ROUNDED != 0 {
-            let a = self.raw(half2, j2, code);
+            let a = self.raw(half2, j2, code)?;
             let (certain, open) = if s > 0 {
                 (a + 1 == need, a == need)
             } else {
@@ -187,7 +187,7 @@ impl Sweep {
             }
             i32::from(self.settle(half2, j2)?).abs()
         } else {
-            self.raw(half2, j2, code)
+            self.raw(half2, j2, code)?
         };
         Ok(exact == need)
     }

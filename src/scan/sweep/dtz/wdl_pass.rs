@@ -11,6 +11,10 @@ use shakmaty::Color;
 
 use super::*;
 
+/// How many stored WDL values pass 1 decodes at once before packing them
+/// (even, so that each part fills whole bytes).
+const RAW_WDL_PART: usize = 1 << 22;
+
 impl Sweep {
     /// Pass 1: WDL codes of every placement of the window's chunk, both
     /// sides to move (into the codes [`Sweep::open_window`] made).
@@ -190,24 +194,49 @@ impl Sweep {
     /// WDL sub-tables of its placements, one per side to move), or for
     /// every block (`None`: the whole file).
     fn raw_wdl(&self, b: Option<&Block>) -> Result<RawWdl> {
+        // Packed where a block's both sides are read (see `RawWdl`).
+        let shift = usize::from(b.is_some());
         let mut raw = RawWdl {
             vals: [Vec::new(), Vec::new()],
             start: [0, 0],
+            shift,
         };
         let ranges = self.raw_ranges(b)?;
         for (side, range) in [Color::White, Color::Black].into_iter().zip(ranges) {
-            let mut v = vec![0u8; (range.end - range.start) as usize];
+            let len = range.end - range.start;
+            let mut packed = vec![0u8; (len as usize).div_ceil(1 << shift)];
             raw.start[cidx(side)] = range.start;
             // In a slice, that side's WDL sub-table is cut as the block.
             let slice = b.zip(self.slice.as_ref()).and_then(|(b, slice)| {
                 let half = usize::from(side != b.side);
                 slice.wdl[half].as_ref().map(|(_, map)| map)
             });
-            let local = 0..range.end - range.start;
-            decode_slice(slice, range.start, local, &mut v, |r, out| {
-                self.wdl_file.decode(side, r, out).map_err(table_error)
-            })?;
-            raw.vals[cidx(side)] = v;
+            if shift == 0 {
+                decode_slice(slice, range.start, 0..len, &mut packed, |r, out| {
+                    self.wdl_file.decode(side, r, out).map_err(table_error)
+                })?;
+                raw.vals[cidx(side)] = packed;
+                continue;
+            }
+            // Decoded a part at a time (the decoder works in parallel
+            // within a part) and packed two to a byte.
+            let mut values = Vec::new();
+            for (k, bytes) in packed.chunks_mut(RAW_WDL_PART / 2).enumerate() {
+                let first = (k * RAW_WDL_PART) as u64;
+                let last = (first + RAW_WDL_PART as u64).min(len);
+                values.clear();
+                values.resize((last - first) as usize, 0u8);
+                decode_slice(slice, range.start, first..last, &mut values, |r, out| {
+                    self.wdl_file.decode(side, r, out).map_err(table_error)
+                })?;
+                pack_nibbles(&values, bytes).ok_or_else(|| Error::Table {
+                    what: self.wdl_file.path().display().to_string(),
+                    detail: format!(
+                        "stores a WDL value over {RAW_WDL_MAX}; check it with `fiftymove tables --verify`"
+                    ),
+                })?;
+            }
+            raw.vals[cidx(side)] = packed;
         }
         Ok(raw)
     }

@@ -31,18 +31,28 @@ impl MemoryLimit {
 
 /// `MemAvailable` of `/proc/meminfo`, in bytes.
 fn available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let mut words = line.split_whitespace().skip(1);
-    let kib: u64 = words.next()?.parse().ok()?;
-    (words.next() == Some("kB")).then(|| kib.saturating_mul(1024))
+    proc_kib("/proc/meminfo", "MemAvailable")
 }
 
 /// The most memory this process has held so far (Linux: `VmHWM` in
 /// `/proc/self/status`), in bytes; for the solver's timing notes.
 pub fn peak_resident() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
+    proc_kib("/proc/self/status", "VmHWM")
+}
+
+/// The value of a `KEY: N kB` line of a `/proc` file, in bytes; `None`
+/// where the file, the line or its unit is not there.
+fn proc_kib(path: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    parse_kib_line(&text, key)
+}
+
+/// [`proc_kib`] on the file's text.
+fn parse_kib_line(text: &str, key: &str) -> Option<u64> {
+    let line = text.lines().find(|l| {
+        l.strip_prefix(key)
+            .is_some_and(|rest| rest.starts_with(':'))
+    })?;
     let mut words = line.split_whitespace().skip(1);
     let kib: u64 = words.next()?.parse().ok()?;
     (words.next() == Some("kB")).then(|| kib.saturating_mul(1024))
@@ -113,7 +123,20 @@ impl fmt::Display for Size {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_size, Size};
+    use super::{parse_kib_line, parse_size, Size};
+
+    /// The `/proc` lines as Linux writes them: the key with its colon, the
+    /// number, `kB`; a key that only starts like another is not it.
+    #[test]
+    fn proc_lines_give_bytes() {
+        let meminfo = "MemTotal:       24576000 kB\nMemFree:  1000 kB\nMemAvailable:   20480 kB\n";
+        assert_eq!(parse_kib_line(meminfo, "MemAvailable"), Some(20480 * 1024));
+        assert_eq!(parse_kib_line(meminfo, "Mem"), None);
+        let status = "VmPeak:\t  100 kB\nVmHWM:\t    6133152 kB\n";
+        assert_eq!(parse_kib_line(status, "VmHWM"), Some(6_133_152 * 1024));
+        assert_eq!(parse_kib_line("VmHWM: 12 MB\n", "VmHWM"), None);
+        assert_eq!(parse_kib_line("VmHWM: lots kB\n", "VmHWM"), None);
+    }
 
     #[test]
     fn sizes_parse_as_written() {

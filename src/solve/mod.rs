@@ -522,7 +522,7 @@ impl Solver {
         let children = sides
             .values()
             .map(|(t, read)| {
-                let sides = read.iter().filter(|r| **r).count() as u64;
+                let read_sides = read.iter().filter(|r| **r).count() as u64;
                 let child = Layout::new(t);
                 // A capture or promotion keeps the other pawns, so one
                 // slice leads to one slice of a child with pawns per
@@ -530,7 +530,7 @@ impl Solver {
                 // the pieces' captures; a child without pawns is read
                 // all over, in its kings' order, not ours.
                 let slices = child.slices.len().min(3 * pawns + 1);
-                sides * per_entry * (slices * child.entries) as u64
+                read_sides * per_entry * (slices * child.entries) as u64
             })
             .fold(0, u64::saturating_add);
         let pushed = (2 * pawns).min(own.slices.len()) as u64;
@@ -615,8 +615,9 @@ impl Solver {
     /// memory limit, and the memory it then takes: whole, if that fits
     /// (the fastest) and takes at most [`WHOLE_MOST`]; else page by page,
     /// each step with the pages its slice leaves of the limit (at most
-    /// [`WHOLE_MOST`]), up to every page it can read (see `paged_plan`). The bound is what `solve --plan` prints and what the
-    /// limit is checked against before a solve starts.
+    /// [`WHOLE_MOST`]), up to every page it can read (see `paged_plan`).
+    /// The bound is what `solve --plan` prints and what the limit is
+    /// checked against before a solve starts.
     ///
     /// Members of the closure that the cache holds under `rule` and
     /// `metric` are read, not solved, so their working sets do not count.
@@ -660,18 +661,20 @@ impl Solver {
             };
         }
         let (whole, working) = Self::whole_bound(material, metric, solves);
-        let limit = self.memory.bytes();
-        match limit {
-            _ if whole > limit.map_or(WHOLE_MOST, |l| l.min(WHOLE_MOST)) => {
-                let limit = limit.map_or(WHOLE_MOST, |l| l.min(WHOLE_MOST));
-                Self::paged_plan(material, metric, limit, solves)
-            }
-            _ => MemoryPlan {
-                bytes: whole,
-                pages: None,
-                within: None,
-                working,
-            },
+        // A solve holds its closure whole only up to `WHOLE_MOST`, whatever
+        // the limit.
+        let most = self
+            .memory
+            .bytes()
+            .map_or(WHOLE_MOST, |l| l.min(WHOLE_MOST));
+        if whole > most {
+            return Self::paged_plan(material, metric, most, solves);
+        }
+        MemoryPlan {
+            bytes: whole,
+            pages: None,
+            within: None,
+            working,
         }
     }
 

@@ -334,36 +334,37 @@ pub(crate) struct Sweep {
     /// worked out again where read (see
     /// [`SweepMemoryPlan::recomputes_unstored`]); set by [`Sweep::hold`].
     recompute_unstored: bool,
+    /// The first error of a count's recomputed value (see
+    /// [`Sweep::value_counted`]).
+    count_failed: std::sync::Mutex<Option<Error>>,
 }
 
 /// Stored values of the WDL file, per side to move a range of its
-/// indices (see [`Sweep::raw_wdl`]): a byte each, or two to a byte where
-/// pass 1 holds both sides' of a block beside its codes (a stored WDL
-/// value is at most 4), so that pass 1 takes no more room than the later
-/// passes. A symmetric table's pass 1 holds one side's values of the
-/// whole file, which its later passes' DTZ bytes match anyway, and a byte
-/// each is quicker to read.
-struct RawWdl {
+/// indices (see [`Sweep::raw_wdl`]): a byte each, or, `PACKED`, two to a
+/// byte where pass 1 holds both sides' of a block beside its codes (a
+/// stored WDL value is at most 4), so that pass 1 takes no more room than
+/// the later passes. A symmetric table's pass 1 holds one side's values of
+/// the whole file, which its later passes' DTZ bytes match anyway, and a
+/// byte each is quicker to read. A parameter of the type, not a field, so
+/// that each pass 1 compiles with its own reads and no test between.
+pub(crate) struct RawWdl<const PACKED: bool> {
     /// Per side, index `i` of the range in byte `i`, or, packed, in the low
     /// half of byte `i / 2` for even `i` and the high half for odd.
     vals: [Vec<u8>; 2],
     /// Per side, the index of the range's first value.
     start: [u64; 2],
-    /// 1 where packed two to a byte, else 0.
-    shift: usize,
 }
 
-impl RawWdl {
+impl<const PACKED: bool> RawWdl<PACKED> {
     /// The stored value of WDL index `idx` (in the range held) for `side`.
     #[inline]
     fn get(&self, side: Color, idx: u64) -> u8 {
         let c = cidx(side);
         let i = (idx - self.start[c]) as usize;
-        let byte = self.vals[c][i >> self.shift];
-        if self.shift == 0 {
-            byte
+        if PACKED {
+            (self.vals[c][i / 2] >> ((i & 1) * 4)) & RAW_WDL_MAX
         } else {
-            (byte >> ((i & 1) * 4)) & RAW_WDL_MAX
+            self.vals[c][i]
         }
     }
 }
@@ -540,6 +541,7 @@ impl Sweep {
             mag: [Vec::new(), Vec::new()],
             natural,
             recompute_unstored: false,
+            count_failed: std::sync::Mutex::new(None),
         })
     }
 
@@ -834,13 +836,23 @@ impl Sweep {
             return Ok(0);
         }
         if half == 1 && self.recompute_unstored {
-            let (b, local) = self.block_at(j);
-            let pos = self.pos_of(b, local);
-            let succ = |m: Mv| self.quiet_succ(b, &pos, m, !b.side);
-            let (v, _) = self.unstored_raw(b, &pos, code, succ)?;
-            return Ok(i32::from(v).abs());
+            return self.unstored_mag_again(j, code);
         }
         Ok(self.stored_mag(half, j, code))
+    }
+
+    /// The unstored side's raw magnitude at global index `j` (code
+    /// `code`, decisive), by pass 3's search again. Kept out of line: most
+    /// sweeps never take it, and [`Sweep::raw`] stays small where they
+    /// read.
+    #[cold]
+    #[inline(never)]
+    fn unstored_mag_again(&self, j: usize, code: u8) -> Result<i32> {
+        let (b, local) = self.block_at(j);
+        let pos = self.pos_of(b, local);
+        let succ = |m: Mv| self.quiet_succ(b, &pos, m, !b.side);
+        let (v, _) = self.unstored_raw(b, &pos, code, succ)?;
+        Ok(i32::from(v).abs())
     }
 
     /// [`Sweep::raw`] of a side whose magnitudes are held (always the
@@ -875,6 +887,36 @@ impl Sweep {
     #[inline]
     pub(crate) fn value(&self, half: usize, j: usize) -> Result<i16> {
         self.value_of(half, j, self.code(j, half))
+    }
+
+    /// [`Sweep::value`] for the counting pass, whose loops stay free of
+    /// errors (they are the sweep's hottest after pass 1): only a
+    /// recomputed value can fail, which pass 3 has already computed once
+    /// without failing; should it fail, the error is kept for
+    /// [`Sweep::count_failure`] and 0 counted meanwhile.
+    #[inline]
+    pub(crate) fn value_counted(&self, half: usize, j: usize) -> i16 {
+        self.value(half, j).unwrap_or_else(|e| {
+            let mut slot = self
+                .count_failed
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            slot.get_or_insert(e);
+            0
+        })
+    }
+
+    /// The error a count met (see [`Sweep::value_counted`]), if any.
+    ///
+    /// # Errors
+    ///
+    /// That error: the count is void.
+    pub(crate) fn count_failure(&self) -> Result<()> {
+        let mut slot = self
+            .count_failed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        slot.take().map_or(Ok(()), Err)
     }
 
     /// Stores a raw DTZ of passes 2 and 3 (the index's own, written once).

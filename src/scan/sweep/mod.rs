@@ -378,7 +378,8 @@ fn sweep_held(
                 shard.count_window(&sweep, ctx.plan, &progress)?;
                 continue;
             }
-            let counted = count(&sweep, ctx, &progress)?;
+            let counted = count(&sweep, ctx, &progress);
+            sweep.count_failure()?;
             *total = merge_sides(std::mem::take(total), counted, &ctx.canon);
         }
         lap(&format!("{part}: count"));
@@ -627,22 +628,18 @@ impl Counting<'_> {
 }
 
 /// The counting pass over the blocks of the window's chunk.
-///
-/// # Errors
-///
-/// Those of [`Sweep::value`].
-fn count(sweep: &Sweep, ctx: &Counting, progress: &Progress) -> Result<[Acc; 2]> {
+fn count(sweep: &Sweep, ctx: &Counting, progress: &Progress) -> [Acc; 2] {
     let merge = |a: [Acc; 2], b: [Acc; 2]| merge_sides(a, b, &ctx.canon);
     let mut total = [Acc::default(), Acc::default()];
     for b in sweep.chunk_blocks() {
         let part = if ctx.per_ordering {
-            count_walked(sweep, ctx, b, progress)?
+            count_walked(sweep, ctx, b, progress)
         } else {
-            count_in_order(sweep, ctx, b, progress)?
+            count_in_order(sweep, ctx, b, progress)
         };
         total = merge(total, part);
     }
-    Ok(total)
+    total
 }
 
 /// The counts of one position of block `b` (global index `j`), both sides
@@ -659,7 +656,7 @@ fn count_one(
     images: u64,
     diag: u64,
     pos: impl Fn() -> Pos + Copy,
-) -> Result<()> {
+) {
     let codes = [sweep.code(j, 0), sweep.code(j, 1)];
     for half in 0..2 {
         if half == 1 && sweep.symmetric {
@@ -670,7 +667,7 @@ fn count_one(
             continue;
         }
         let turn = if half == 0 { b.side } else { !b.side };
-        let dtz = sweep.value(half, j)?;
+        let dtz = sweep.value_counted(half, j);
         let mag = if code & MATED != 0 || dtz == DTZ_MATED {
             0
         } else {
@@ -686,7 +683,6 @@ fn count_one(
             ctx.record(acc, pos, turn, ctx.user_flipped, wdl, mag, images, diag);
         }
     }
-    Ok(())
 }
 
 /// Whether a position's codes say it is illegal for both sides to move.
@@ -699,21 +695,16 @@ fn illegal(sweep: &Sweep, j: usize) -> bool {
 /// the leading group's digit alone gives a placement's images, and rules
 /// out a placement on one long diagonal for all but a few; positions are
 /// decoded only for those and for candidates for the longest.
-fn count_in_order(
-    sweep: &Sweep,
-    ctx: &Counting,
-    b: &Block,
-    progress: &Progress,
-) -> Result<[Acc; 2]> {
+fn count_in_order(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress) -> [Acc; 2] {
     let has_pawns = ctx.plan.material.has_pawns();
     let codec = &sweep.dtz.subs[b.sub].encoding;
     let facts = codec.lead_facts();
     let (factor, radix) = codec.lead_place();
     (0..b.len.div_ceil(CHUNK))
         .into_par_iter()
-        .try_fold(
+        .fold(
             || [Acc::default(), Acc::default()],
-            |mut acc, c| -> Result<[Acc; 2]> {
+            |mut acc, c| {
                 let first = c * CHUNK;
                 let last = (first + CHUNK).min(b.len);
                 // The leading digit, stepped with the index.
@@ -739,33 +730,33 @@ fn count_in_order(
                     } else {
                         1
                     };
-                    count_one(sweep, ctx, &mut acc, b, j, u64::from(images), diag, pos)?;
+                    count_one(sweep, ctx, &mut acc, b, j, u64::from(images), diag, pos);
                 }
                 progress.add((last - first) as u64);
-                Ok(acc)
+                acc
             },
         )
-        .try_reduce(
+        .reduce(
             || [Acc::default(), Acc::default()],
-            |x, y| Ok(merge_sides(x, y, &ctx.canon)),
+            |x, y| merge_sides(x, y, &ctx.canon),
         )
 }
 
 /// [`count`] of one block by walking its placements (each position is
 /// needed: a shard or a filter picks orderings).
-fn count_walked(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress) -> Result<[Acc; 2]> {
+fn count_walked(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress) -> [Acc; 2] {
     let has_pawns = ctx.plan.material.has_pawns();
     let codec = &sweep.dtz.subs[b.sub].encoding;
     let units = codec.units();
     (0..units.count)
         .into_par_iter()
-        .try_fold(
+        .fold(
             || [Acc::default(), Acc::default()],
-            |mut acc, unit| -> Result<[Acc; 2]> {
-                sweep.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
+            |mut acc, unit| {
+                let walked = sweep.walk_unit(b, units, unit, progress, |local, pos| {
                     let j = b.base + local;
                     if illegal(sweep, j) {
-                        return Ok(());
+                        return Ok::<(), std::convert::Infallible>(());
                     }
                     let images = u64::from(codec.images(&pos.sq[..pos.n]));
                     let diag = if !has_pawns && on_one_diagonal(pos) {
@@ -773,14 +764,16 @@ fn count_walked(sweep: &Sweep, ctx: &Counting, b: &Block, progress: &Progress) -
                     } else {
                         1
                     };
-                    count_one(sweep, ctx, &mut acc, b, j, images, diag, || *pos)
-                })?;
-                Ok(acc)
+                    count_one(sweep, ctx, &mut acc, b, j, images, diag, || *pos);
+                    Ok(())
+                });
+                let Ok(()) = walked;
+                acc
             },
         )
-        .try_reduce(
+        .reduce(
             || [Acc::default(), Acc::default()],
-            |x, y| Ok(merge_sides(x, y, &ctx.canon)),
+            |x, y| merge_sides(x, y, &ctx.canon),
         )
 }
 

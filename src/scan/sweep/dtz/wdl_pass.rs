@@ -21,54 +21,59 @@ impl Sweep {
     pub(crate) fn pass_wdl(&self, progress: &Progress) -> Result<()> {
         // Symmetric material looks its WDL up in the whole file; otherwise
         // a block reads only its own WDL sub-tables, decoded per block.
-        let whole = if self.symmetric {
-            Some(self.raw_wdl(None)?)
-        } else {
-            None
-        };
-        for b in &self.blocks[self.chunk.clone()] {
-            let own;
-            let raw = match &whole {
-                Some(r) => r,
-                None => {
-                    own = self.raw_wdl(Some(b))?;
-                    &own
-                }
-            };
-            if let Some(mover) = b.mover {
-                (0..mover.units.count).into_par_iter().try_for_each_init(
-                    || vec![(0, CaptureMemo::General); MAX * MAX],
-                    |memo, unit| self.walk_unit_mover(b, mover, unit, raw, memo, progress),
-                )?;
-                continue;
+        if self.symmetric {
+            let whole = self.raw_wdl::<false>(None)?;
+            for b in &self.blocks[self.chunk.clone()] {
+                self.pass_wdl_block(b, &whole, progress)?;
             }
-            let units = self.dtz.subs[b.sub].encoding.units();
-            (0..units.count).into_par_iter().try_for_each(|unit| {
-                self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
-                    let turns = [b.side, !b.side];
-                    let att = pos.attacks();
-                    let legal = [att.legal(turns[0]), !self.symmetric && att.legal(turns[1])];
-                    let stored = match b.shared_lead {
-                        Some(map) if legal == [true, true] => {
-                            self.stored_wdl_shared(raw, b, &map, pos)?
-                        }
-                        _ => {
-                            let mut stored = [ILLEGAL; 2];
-                            for half in 0..2 {
-                                if legal[half] {
-                                    stored[half] =
-                                        self.stored_wdl(raw, b, half, local, pos, turns[half])?;
-                                }
-                            }
-                            stored
-                        }
-                    };
-                    let mut after_capture = |m, turn| self.capture_wdl(b, pos, m, turn);
-                    let out = self.codes(b.base + local);
-                    self.store_codes(b, pos, &att, stored, out, &mut after_capture)
-                })
-            })?;
+            return Ok(());
         }
+        for b in &self.blocks[self.chunk.clone()] {
+            let own = self.raw_wdl::<true>(Some(b))?;
+            self.pass_wdl_block(b, &own, progress)?;
+        }
+        Ok(())
+    }
+
+    /// Pass 1 on block `b`, whose stored WDL values `raw` holds.
+    fn pass_wdl_block<const P: bool>(
+        &self,
+        b: &Block,
+        raw: &RawWdl<P>,
+        progress: &Progress,
+    ) -> Result<()> {
+        if let Some(mover) = b.mover {
+            return (0..mover.units.count).into_par_iter().try_for_each_init(
+                || vec![(0, CaptureMemo::General); MAX * MAX],
+                |memo, unit| self.walk_unit_mover(b, mover, unit, raw, memo, progress),
+            );
+        }
+        let units = self.dtz.subs[b.sub].encoding.units();
+        (0..units.count).into_par_iter().try_for_each(|unit| {
+            self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
+                let turns = [b.side, !b.side];
+                let att = pos.attacks();
+                let legal = [att.legal(turns[0]), !self.symmetric && att.legal(turns[1])];
+                let stored = match b.shared_lead {
+                    Some(map) if legal == [true, true] => {
+                        self.stored_wdl_shared(raw, b, &map, pos)?
+                    }
+                    _ => {
+                        let mut stored = [ILLEGAL; 2];
+                        for half in 0..2 {
+                            if legal[half] {
+                                stored[half] =
+                                    self.stored_wdl(raw, b, half, local, pos, turns[half])?;
+                            }
+                        }
+                        stored
+                    }
+                };
+                let mut after_capture = |m, turn| self.capture_wdl(b, pos, m, turn);
+                let out = self.codes(b.base + local);
+                self.store_codes(b, pos, &att, stored, out, &mut after_capture)
+            })
+        })?;
         Ok(())
     }
 
@@ -100,12 +105,12 @@ impl Sweep {
     /// indices are worked out once per run of the mover (see
     /// [`crate::tables::reader::Encoding::mover`]), not encoded per placement.
     #[allow(clippy::too_many_arguments)]
-    fn walk_unit_mover(
+    fn walk_unit_mover<const P: bool>(
         &self,
         b: &Block,
         mover: Mover,
         unit: u64,
-        raw: &RawWdl,
+        raw: &RawWdl<P>,
         memo: &mut [(u64, CaptureMemo)],
         progress: &Progress,
     ) -> Result<()> {
@@ -193,13 +198,11 @@ impl Sweep {
     /// The WDL file's stored values that pass 1 reads for block `b` (the
     /// WDL sub-tables of its placements, one per side to move), or for
     /// every block (`None`: the whole file).
-    fn raw_wdl(&self, b: Option<&Block>) -> Result<RawWdl> {
-        // Packed where a block's both sides are read (see `RawWdl`).
-        let shift = usize::from(b.is_some());
+    fn raw_wdl<const P: bool>(&self, b: Option<&Block>) -> Result<RawWdl<P>> {
+        let shift = usize::from(P);
         let mut raw = RawWdl {
             vals: [Vec::new(), Vec::new()],
             start: [0, 0],
-            shift,
         };
         let ranges = self.raw_ranges(b)?;
         for (side, range) in [Color::White, Color::Black].into_iter().zip(ranges) {
@@ -264,9 +267,9 @@ impl Sweep {
     /// The stored WDL of a legal placement for one side to move (pass 1),
     /// captures not yet applied.
     #[inline]
-    fn stored_wdl(
+    fn stored_wdl<const P: bool>(
         &self,
-        raw: &RawWdl,
+        raw: &RawWdl<P>,
         b: &Block,
         half: usize,
         local: usize,
@@ -302,9 +305,9 @@ impl Sweep {
     /// WDL sub-tables share the leading group (`map`: see
     /// [`Block::shared_lead`]).
     #[inline]
-    fn stored_wdl_shared(
+    fn stored_wdl_shared<const P: bool>(
         &self,
-        raw: &RawWdl,
+        raw: &RawWdl<P>,
         b: &Block,
         map: &[u8; MAX],
         pos: &Pos,

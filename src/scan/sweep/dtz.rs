@@ -844,8 +844,7 @@ impl Sweep {
     /// The unstored side's raw magnitude at global index `j` (code
     /// `code`, decisive), by pass 3's search again. Kept out of line: most
     /// sweeps never take it, and [`Sweep::raw`] stays small where they
-    /// read.
-    #[cold]
+    /// read. (Not marked cold: a sweep that takes it takes it often.)
     #[inline(never)]
     fn unstored_mag_again(&self, j: usize, code: u8) -> Result<i32> {
         let (b, local) = self.block_at(j);

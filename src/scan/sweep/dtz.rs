@@ -480,8 +480,16 @@ impl Sweep {
                 }
                 _ => None,
             };
-            let mover = match &wdl_perm {
-                [Some((w0, p0)), Some((w1, p1))] => {
+            // A symmetric table's pass 1 reads one side (half 0), so its
+            // mover needs only that side's WDL sub-table (`walk_unit_mover`
+            // reads half 1 from the same); passes 3 and 4 do not walk it.
+            let halves_read = match &wdl_perm {
+                [Some(w0), None] if symmetric => Some([w0, w0]),
+                [Some(w0), Some(w1)] => Some([w0, w1]),
+                _ => None,
+            };
+            let mover = match halves_read {
+                Some([(w0, p0), (w1, p1)]) => {
                     let n = info.encoding.pieces.len();
                     let wdl_slot = |perm: &[u8; MAX], d: usize| {
                         perm[..n].iter().position(|&x| usize::from(x) == d)

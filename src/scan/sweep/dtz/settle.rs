@@ -25,7 +25,11 @@ impl Sweep {
             // successor; but it visits every placement, which only pays
             // where many are pending.
             match b.mover {
-                Some(mover) if (pending.0 + pending.1) * WALK_SETTLE_SHARE >= b.len => {
+                // A symmetric table's quiet moves lead to colour-flipped
+                // positions, which a run's table does not give.
+                Some(mover)
+                    if !self.symmetric && (pending.0 + pending.1) * WALK_SETTLE_SHARE >= b.len =>
+                {
                     self.walk_runs(b, mover, progress, |j, pos, run| {
                         for half in 0..2 {
                             if is_pending(self.code(j, half)) {

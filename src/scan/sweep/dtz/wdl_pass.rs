@@ -114,7 +114,11 @@ impl Sweep {
         memo: &mut [(u64, CaptureMemo)],
         progress: &Progress,
     ) -> Result<()> {
-        let (Some((w0, p0)), Some((w1, p1))) = (&b.wdl_perm[0], &b.wdl_perm[1]) else {
+        // A symmetric table stores one side to move: half 1 is never
+        // legal, and stands in for nothing.
+        let halves = if self.symmetric { 1 } else { 2 };
+        let (Some((w0, p0)), Some((w1, p1))) = (&b.wdl_perm[0], b.wdl_perm[halves - 1].as_ref())
+        else {
             return Err(Error::inconsistent(
                 "the sweep",
                 "mover without WDL sub-tables",
@@ -142,7 +146,7 @@ impl Sweep {
                 run += 1;
                 pos.sq = *squares;
                 dtz_index = codec.mover(squares, mover.dtz_slot).map(|m| m.table());
-                for half in 0..2 {
+                for half in 0..halves {
                     let mut ws = [0u8; MAX];
                     for (slot, &d) in perms[half][..n].iter().enumerate() {
                         ws[slot] = squares[usize::from(d)];
@@ -162,9 +166,9 @@ impl Sweep {
             // would wait for those stores).
             pos.sq[mover.dtz_slot] = sq;
             let att = pos.attacks();
-            let legal = [att.legal(turns[0]), att.legal(turns[1])];
+            let legal = [att.legal(turns[0]), halves == 2 && att.legal(turns[1])];
             let mut stored = [ILLEGAL; 2];
-            for half in 0..2 {
+            for half in 0..halves {
                 if legal[half] {
                     let idx = wdl_index[half].as_ref().ok_or_else(no_index)?[usize::from(sq)];
                     stored[half] = raw.get(turns[half], wdl[half].start + idx);

@@ -302,10 +302,13 @@ pub(crate) struct Sweep {
     /// The DTZ file's sub-tables.
     pub(crate) blocks: Vec<Block>,
     block_of_sub: Vec<usize>,
-    /// WDL codes per global index of the window: stored side, unstored
-    /// side. From pass 2 on they also carry [`ROUNDED`], [`PENDING`] and
-    /// [`PLUS`].
-    w: Vec<[AtomicU8; 2]>,
+    /// WDL codes per global index of the window, [`Sweep::code_halves`]
+    /// each: stored side, then unstored side. From pass 2 on they also
+    /// carry [`ROUNDED`], [`PENDING`] and [`PLUS`].
+    w: Vec<AtomicU8>,
+    /// Codes per index in `w`: 1 for symmetric material (one side to move
+    /// stored, the other its colour-flipped image), else 2.
+    code_halves: usize,
     /// The chunk of blocks whose values `w` and `mag` hold (see
     /// [`Sweep::chunks`]); the passes work on its blocks.
     chunk: std::ops::Range<usize>,
@@ -541,6 +544,7 @@ impl Sweep {
             blocks,
             block_of_sub,
             w: Vec::new(),
+            code_halves: if symmetric { 1 } else { 2 },
             chunk: 0..0,
             slice: None,
             whole_layouts: (dtz_layout_whole, wdl_layout_whole),
@@ -557,7 +561,7 @@ impl Sweep {
     /// ([`PROCESS_BYTES`]) and the two files' parsed headers
     /// ([`SweepTable::header_bound`]) throughout, and per index of the
     /// chunk that takes most (see [`Sweep::chunks`]): 2 bytes for its WDL
-    /// codes; during pass 1 the WDL file's stored values that it reads (1
+    /// codes (1 for symmetric material: one side to move); during pass 1 the WDL file's stored values that it reads (1
     /// byte per index and side; the whole file for symmetric material); in
     /// the later passes 1 byte per index and side stored (the raw DTZ
     /// magnitudes, see [`encode_mag`]; one side for symmetric material).
@@ -569,13 +573,14 @@ impl Sweep {
         let own_values =
             self.wdl_file.index_len(Color::White) + self.wdl_file.index_len(Color::Black);
         if self.symmetric {
-            // One chunk: its codes, then the larger of the whole WDL file's
-            // values and one side's DTZ bytes.
+            // One chunk: its codes (one side's, a byte per index), then
+            // the larger of the whole WDL file's values and one side's DTZ
+            // bytes.
             let n: u64 = self.blocks.iter().map(|b| self.whole_len(b)).sum();
             return OwnCost {
                 fixed: fixed.saturating_add(own_values.max(n)),
                 blocks: vec![(n, None)],
-                per_index: 2,
+                per_index: 1,
                 lean_per_index: None,
                 symmetric: true,
                 own_values,
@@ -816,17 +821,26 @@ impl Sweep {
     }
 
     /// The WDL code (with flags) of a global index and side (0 stored, 1
-    /// unstored).
+    /// unstored, which symmetric material does not have).
     #[inline]
     pub(crate) fn code(&self, j: usize, half: usize) -> u8 {
-        self.codes(j)[half].load(Relaxed)
+        debug_assert!(half < self.code_halves);
+        self.w[self.cell(j) * self.code_halves + half].load(Relaxed)
     }
 
-    /// The WDL codes (stored side, unstored side) of global index `j`,
-    /// which the window holds.
+    /// The WDL codes (stored side, then unstored side unless the material
+    /// is symmetric) of global index `j`, which the window holds.
     #[inline]
-    pub(crate) fn codes(&self, j: usize) -> &[AtomicU8; 2] {
-        &self.w[self.cell(j)]
+    pub(crate) fn codes(&self, j: usize) -> &[AtomicU8] {
+        let at = self.cell(j) * self.code_halves;
+        &self.w[at..at + self.code_halves]
+    }
+
+    /// How many WDL codes an index has: 1 for symmetric material, else 2
+    /// (see [`Sweep::code`]).
+    #[inline]
+    pub(crate) fn code_halves(&self) -> usize {
+        self.code_halves
     }
 
     /// The raw DTZ magnitude of a global index and side whose code is
@@ -1038,9 +1052,9 @@ impl Sweep {
         // the units share the vector; relaxed stores are plain stores.
         // Filled by all threads: the first touch of its pages is a good
         // part of the cost.
-        self.w = span
+        self.w = (0..span.len() * self.code_halves)
             .into_par_iter()
-            .map(|_| [AtomicU8::new(ILLEGAL), AtomicU8::new(ILLEGAL)])
+            .map(|_| AtomicU8::new(ILLEGAL))
             .collect();
         Ok(())
     }

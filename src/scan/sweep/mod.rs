@@ -20,7 +20,8 @@
 //! asymmetric pawn tables, since a move that keeps the material moves no
 //! pawn off its file and its successor stays in the same sub-table; else
 //! the whole table (see `Sweep::chunks`). Per chunk, 2 bytes per index
-//! (the WDL codes of both sides to move). Pass 1 adds the WDL file's
+//! (the WDL codes of both sides to move; 1 for symmetric material, whose
+//! files store one side). Pass 1 adds the WDL file's
 //! stored values that one block reads (half a byte per index and side;
 //! a symmetric table's whole file, a byte per index). The later passes
 //! (DTZ, rounding, counting) add 1 byte per index and side stored (the raw
@@ -35,9 +36,9 @@
 //! fit, are read page by page within one budget (`pages`, `plan`): the
 //! smallest whole, the others paged. The files are read as they are
 //! decoded, never held; their parsed headers are (`header_allowance`). So
-//! a pawnless table takes 4 bytes per index (3 if symmetric, or where it
-//! recomputes its unstored side) plus its closure: KNN v KNN (1.55 G
-//! indices) about 4.8 GB, KRN v KNN (3.38 G) about 14 GB, or 10.7 GB
+//! a pawnless table takes 4 bytes per index (3 where it recomputes its
+//! unstored side, 2 if symmetric: one side's code and DTZ byte) plus its
+//! closure: KNN v KNN (1.55 G indices) about 3.3 GB, KRN v KNN (3.38 G) about 14 GB, or 10.7 GB
 //! recomputing; a pawn table 4 bytes per index of its largest file or
 //! slice; see docs/six-pieces.md.
 
@@ -222,14 +223,14 @@ pub fn sweep_memory_estimate(
         .saturating_add(PROCESS_BYTES);
     // As `Sweep::own_cost`: pass 1's WDL values and the later passes' DTZ
     // bytes take the same room here. Symmetric tables are swept as one
-    // chunk of 2 bytes per index for the codes, then one side's values;
+    // chunk of 1 byte per index for the codes, then one side's values;
     // the others block by block (or slice by slice), each reading both
     // sides' WDL values, then holding both sides' DTZ: 4 bytes per index.
     let own = if symmetric {
         plan::OwnCost {
             fixed: fixed.saturating_add(n),
             blocks: vec![(n, None)],
-            per_index: 2,
+            per_index: 1,
             lean_per_index: None,
             symmetric: true,
             own_values: n,
@@ -657,12 +658,8 @@ fn count_one(
     diag: u64,
     pos: impl Fn() -> Pos + Copy,
 ) {
-    let codes = [sweep.code(j, 0), sweep.code(j, 1)];
-    for half in 0..2 {
-        if half == 1 && sweep.symmetric {
-            continue;
-        }
-        let code = codes[half];
+    for half in 0..sweep.code_halves() {
+        let code = sweep.code(j, half);
         if code == ILLEGAL {
             continue;
         }
@@ -687,8 +684,7 @@ fn count_one(
 
 /// Whether a position's codes say it is illegal for both sides to move.
 fn illegal(sweep: &Sweep, j: usize) -> bool {
-    let codes = [sweep.code(j, 0), sweep.code(j, 1)];
-    codes[0] == ILLEGAL && (sweep.symmetric || codes[1] == ILLEGAL)
+    sweep.code(j, 0) == ILLEGAL && (sweep.symmetric || sweep.code(j, 1) == ILLEGAL)
 }
 
 /// [`count`] of one block in index order, without building positions:

@@ -72,13 +72,14 @@ impl Sweep {
     /// How many values of block `b` are still to settle (stored side,
     /// unstored side).
     fn pending_in(&self, b: &Block) -> (usize, usize) {
-        let start = self.cell(b.base);
-        self.w[start..start + b.len]
-            .par_chunks(CHUNK)
+        let halves = self.code_halves();
+        let start = self.cell(b.base) * halves;
+        self.w[start..start + b.len * halves]
+            .par_chunks(CHUNK * halves)
             .map(|part| {
-                part.iter().fold((0, 0), |(a, c), [x, y]| {
+                part.chunks(halves).fold((0, 0), |(a, c), codes| {
                     let pending = |code: &AtomicU8| usize::from(is_pending(code.load(Relaxed)));
-                    (a + pending(x), c + pending(y))
+                    (a + pending(&codes[0]), c + codes.get(1).map_or(0, pending))
                 })
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))

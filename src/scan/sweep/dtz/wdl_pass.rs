@@ -87,7 +87,7 @@ impl Sweep {
         pos: &Pos,
         att: &Attacks,
         stored: [u8; 2],
-        out: &[AtomicU8; 2],
+        out: &[AtomicU8],
         after_capture: &mut impl FnMut(Mv, Color) -> Result<u8>,
     ) -> Result<()> {
         let turns = [b.side, !b.side];

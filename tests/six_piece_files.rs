@@ -176,7 +176,7 @@ fn knnknn_probes_agree_with_python_chess() {
     assert!(decisive >= 500, "too few decisive positions to mean much");
 }
 
-/// Two shards of KNN v KNN from one sweep of the whole table (4.8 GB by
+/// Two shards of KNN v KNN from one sweep of the whole table (3.3 GB by
 /// its bound) against the probe engine's same shards, byte for byte as
 /// JSON: the sweep's format handling, capture resolution and counting
 /// convention on a 6-piece file, in CI. From six pieces a work item fixes
@@ -230,7 +230,7 @@ fn knnknn_sweep_shards_equal_the_probe_engine() {
 /// The whole of KNN v KNN against the Syzygy generator's statistics
 /// (`tests/reference/generator-stats-6-piece-sample.txt`, copied from
 /// `../shared/reference/`): WDL classes, every DTZ bin, the longest
-/// positions. About 6 minutes and 4.8 GB here, so on demand:
+/// positions. About 6 minutes and 3.3 GB here, so on demand:
 /// `cargo test --release --test six_piece_files -- --ignored`.
 /// `scan --json KNNvKNN`, always swept: no saved scan stands in for it.
 fn knnknn_scan_json() -> String {
@@ -243,7 +243,7 @@ fn knnknn_scan_json() -> String {
 }
 
 #[test]
-#[ignore = "a whole 6-piece sweep: about 6 minutes and 4.8 GB"]
+#[ignore = "a whole 6-piece sweep: about 6 minutes and 3.3 GB"]
 fn knnknn_scan_matches_the_generator() {
     use fiftymove::scan::{reference as genstats, ScanStats};
     let out = knnknn_scan_json();
@@ -261,7 +261,7 @@ fn knnknn_scan_matches_the_generator() {
 /// position by position: the solver's DTZ against the probe engine's exact
 /// DTZ on the generator's longest wins, their lines and 2,000 random
 /// positions, and the win sets nest under rules 50, 75 and none. About
-/// 3.5 minutes and 8 GB per solve, 6 minutes and 4.8 GB for the scan, so
+/// 3.5 minutes and 8 GB per solve, 6 minutes and 3.3 GB for the scan, so
 /// on demand: `cargo test --release --test six_piece_files -- --ignored`.
 /// Both engines compute from nothing: the solves go to an empty temporary
 /// cache, and the scan is swept.

@@ -80,8 +80,8 @@ fn the_build_id_is_the_hash_of_the_sources_and_one_line_changes_it() {
         ),
         (
             "src/scan/sweep/dtz.rs",
-            "(self.raw(half2, j2, code2) + 1",
-            "(self.raw(half2, j2, code2) + 2",
+            "(self.stored_mag(half2, j2, code2) + 1",
+            "(self.stored_mag(half2, j2, code2) + 2",
         ),
     ] {
         change_one_line(copy.path(), file, from, to);

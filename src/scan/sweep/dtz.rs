@@ -306,9 +306,6 @@ pub(crate) struct Sweep {
     /// each: stored side, then unstored side. From pass 2 on they also
     /// carry [`ROUNDED`], [`PENDING`] and [`PLUS`].
     w: Vec<AtomicU8>,
-    /// Codes per index in `w`: 1 for symmetric material (one side to move
-    /// stored, the other its colour-flipped image), else 2.
-    code_halves: usize,
     /// The chunk of blocks whose values `w` and `mag` hold (see
     /// [`Sweep::chunks`]); the passes work on its blocks.
     chunk: std::ops::Range<usize>,
@@ -350,7 +347,7 @@ pub(crate) struct Sweep {
 /// the whole file, which its later passes' DTZ bytes match anyway, and a
 /// byte each is quicker to read. A parameter of the type, not a field, so
 /// that each pass 1 compiles with its own reads and no test between.
-pub(crate) struct RawWdl<const PACKED: bool> {
+struct RawWdl<const PACKED: bool> {
     /// Per side, index `i` of the range in byte `i`, or, packed, in the low
     /// half of byte `i / 2` for even `i` and the high half for odd.
     vals: [Vec<u8>; 2],
@@ -374,7 +371,7 @@ impl<const PACKED: bool> RawWdl<PACKED> {
 
 /// Two values of at most [`RAW_WDL_MAX`] to a byte, `values[0]` low (see
 /// [`RawWdl`]); `None` for a larger value.
-pub(crate) fn pack_nibbles(values: &[u8], out: &mut [u8]) -> Option<()> {
+fn pack_nibbles(values: &[u8], out: &mut [u8]) -> Option<()> {
     const BYTES: usize = 1 << 14;
     out.par_chunks_mut(BYTES)
         .zip(values.par_chunks(2 * BYTES))
@@ -393,7 +390,7 @@ pub(crate) fn pack_nibbles(values: &[u8], out: &mut [u8]) -> Option<()> {
 
 /// The largest stored WDL value half a byte holds: Syzygy's five are 0
 /// to 4, so a larger one is damage.
-pub(crate) const RAW_WDL_MAX: u8 = 0x0f;
+const RAW_WDL_MAX: u8 = 0x0f;
 
 /// The bytes per index of an asymmetric table swept with its unstored
 /// side's DTZ worked out where read ([`Sweep::hold`]): the two WDL codes
@@ -544,7 +541,6 @@ impl Sweep {
             blocks,
             block_of_sub,
             w: Vec::new(),
-            code_halves: if symmetric { 1 } else { 2 },
             chunk: 0..0,
             slice: None,
             whole_layouts: (dtz_layout_whole, wdl_layout_whole),
@@ -561,9 +557,10 @@ impl Sweep {
     /// ([`PROCESS_BYTES`]) and the two files' parsed headers
     /// ([`SweepTable::header_bound`]) throughout, and per index of the
     /// chunk that takes most (see [`Sweep::chunks`]): 2 bytes for its WDL
-    /// codes (1 for symmetric material: one side to move); during pass 1 the WDL file's stored values that it reads (1
-    /// byte per index and side; the whole file for symmetric material); in
-    /// the later passes 1 byte per index and side stored (the raw DTZ
+    /// codes (1 for symmetric material: one side to move); during pass 1
+    /// the WDL file's stored values that it reads (half a byte per index
+    /// and side; for symmetric material the whole file, a byte per index);
+    /// in the later passes 1 byte per index and side stored (the raw DTZ
     /// magnitudes, see [`encode_mag`]; one side for symmetric material).
     /// The files are read as decoded, not held.
     fn own_cost(&self) -> OwnCost {
@@ -824,23 +821,25 @@ impl Sweep {
     /// unstored, which symmetric material does not have).
     #[inline]
     pub(crate) fn code(&self, j: usize, half: usize) -> u8 {
-        debug_assert!(half < self.code_halves);
-        self.w[self.cell(j) * self.code_halves + half].load(Relaxed)
+        debug_assert!(half < self.code_halves());
+        self.w[self.cell(j) * self.code_halves() + half].load(Relaxed)
     }
 
     /// The WDL codes (stored side, then unstored side unless the material
     /// is symmetric) of global index `j`, which the window holds.
     #[inline]
     pub(crate) fn codes(&self, j: usize) -> &[AtomicU8] {
-        let at = self.cell(j) * self.code_halves;
-        &self.w[at..at + self.code_halves]
+        let halves = self.code_halves();
+        let at = self.cell(j) * halves;
+        &self.w[at..at + halves]
     }
 
-    /// How many WDL codes an index has: 1 for symmetric material, else 2
+    /// How many WDL codes an index has: 1 for symmetric material (one
+    /// side to move stored, the other its colour-flipped image), else 2
     /// (see [`Sweep::code`]).
     #[inline]
     pub(crate) fn code_halves(&self) -> usize {
-        self.code_halves
+        2 - usize::from(self.symmetric)
     }
 
     /// The raw DTZ magnitude of a global index and side whose code is
@@ -918,11 +917,7 @@ impl Sweep {
     #[inline]
     pub(crate) fn value_counted(&self, half: usize, j: usize) -> i16 {
         self.value(half, j).unwrap_or_else(|e| {
-            let mut slot = self
-                .count_failed
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            slot.get_or_insert(e);
+            self.count_failed().get_or_insert(e);
             0
         })
     }
@@ -933,11 +928,15 @@ impl Sweep {
     ///
     /// That error: the count is void.
     pub(crate) fn count_failure(&self) -> Result<()> {
-        let mut slot = self
-            .count_failed
+        self.count_failed().take().map_or(Ok(()), Err)
+    }
+
+    /// The slot of [`Sweep::count_failure`]'s error (a panic elsewhere
+    /// while it was held leaves it as it was).
+    fn count_failed(&self) -> std::sync::MutexGuard<'_, Option<Error>> {
+        self.count_failed
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        slot.take().map_or(Ok(()), Err)
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Stores a raw DTZ of passes 2 and 3 (the index's own, written once).
@@ -1052,7 +1051,7 @@ impl Sweep {
         // the units share the vector; relaxed stores are plain stores.
         // Filled by all threads: the first touch of its pages is a good
         // part of the cost.
-        self.w = (0..span.len() * self.code_halves)
+        self.w = (0..span.len() * self.code_halves())
             .into_par_iter()
             .map(|_| AtomicU8::new(ILLEGAL))
             .collect();

@@ -21,8 +21,8 @@
 //! pawn off its file and its successor stays in the same sub-table; else
 //! the whole table (see `Sweep::chunks`). Per chunk, 2 bytes per index
 //! (the WDL codes of both sides to move; 1 for symmetric material, whose
-//! files store one side). Pass 1 adds the WDL file's
-//! stored values that one block reads (half a byte per index and side;
+//! files store one side). Pass 1 adds the WDL file's stored values that
+//! one block reads (half a byte per index and side;
 //! a symmetric table's whole file, a byte per index). The later passes
 //! (DTZ, rounding, counting) add 1 byte per index and side stored (the raw
 //! DTZ magnitude; the rounding state lives in spare bits of the WDL codes,
@@ -38,9 +38,9 @@
 //! decoded, never held; their parsed headers are (`header_allowance`). So
 //! a pawnless table takes 4 bytes per index (3 where it recomputes its
 //! unstored side, 2 if symmetric: one side's code and DTZ byte) plus its
-//! closure: KNN v KNN (1.55 G indices) about 3.3 GB, KRN v KNN (3.38 G) about 14 GB, or 10.7 GB
-//! recomputing; a pawn table 4 bytes per index of its largest file or
-//! slice; see docs/six-pieces.md.
+//! closure: KNN v KNN (1.55 G indices) about 3.3 GB, KRN v KNN (3.38 G)
+//! about 14 GB, or 10.7 GB recomputing; a pawn table 4 bytes per index of
+//! its largest file or slice; see docs/six-pieces.md.
 
 // The index arithmetic walks parallel arrays (squares, digits, codes) by
 // position, as the Syzygy format defines it; indexed loops say that best.
@@ -871,6 +871,17 @@ mod tests {
         (material, plans, whole)
     }
 
+    /// Runs the held `sweep` for `plans` and checks its statistics against
+    /// the whole sweep's (`whole`), byte for byte as JSON.
+    fn assert_held_gives_whole(sweep: Sweep, plans: &[ScanPlan], whole: &[ScanStats], label: &str) {
+        let held = sweep_held(sweep, plans, &|_| {}).unwrap();
+        assert_eq!(
+            serde_json::to_string(&held).unwrap(),
+            serde_json::to_string(whole).unwrap(),
+            "{label}"
+        );
+    }
+
     /// A sweep whose closure is read through a few pages (every table
     /// paged, one page per lock shard, so pages are dropped and decoded
     /// again all the time) gives the statistics of the sweep that decodes
@@ -887,12 +898,7 @@ mod tests {
             assert!(!whole_flags.is_empty(), "{name}");
             plan.page_bytes = 0;
             sweep.hold(&plan, &vec![false; whole_flags.len()]).unwrap();
-            let paged = sweep_held(sweep, &plans, &|_| {}).unwrap();
-            assert_eq!(
-                serde_json::to_string(&paged).unwrap(),
-                serde_json::to_string(&whole).unwrap(),
-                "{name}"
-            );
+            assert_held_gives_whole(sweep, &plans, &whole, name);
         }
     }
 
@@ -918,12 +924,8 @@ mod tests {
                 plan.lead_digits = digits;
                 sweep.hold(&plan, &vec![false; flags.len() + 1]).unwrap();
                 let chunks = sweep.chunks().len();
-                let cut = sweep_held(sweep, &plans, &|_| {}).unwrap();
-                assert_eq!(
-                    serde_json::to_string(&cut).unwrap(),
-                    serde_json::to_string(&whole).unwrap(),
-                    "{name}, {digits} digits a slice"
-                );
+                let label = format!("{name}, {digits} digits a slice");
+                assert_held_gives_whole(sweep, &plans, &whole, &label);
                 if name == "KPvKP" {
                     assert_eq!(chunks, 1, "a symmetric table is one chunk");
                 } else {
@@ -960,12 +962,7 @@ mod tests {
             plan.page_bytes = 0;
             sweep.hold(&plan, &flags).unwrap();
             assert!(sweep.recomputes_unstored(), "{name}");
-            let lean = sweep_held(sweep, &plans, &|_| {}).unwrap();
-            assert_eq!(
-                serde_json::to_string(&lean).unwrap(),
-                serde_json::to_string(&whole).unwrap(),
-                "{name}"
-            );
+            assert_held_gives_whole(sweep, &plans, &whole, name);
         }
     }
 

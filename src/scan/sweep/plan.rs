@@ -124,8 +124,8 @@ pub(crate) fn slice_digits(radix: u64, digits: u64) -> Vec<std::ops::Range<u64>>
 /// closure whole; else, for a pawnless table without symmetry, the
 /// unstored side's DTZ worked out where read instead of held (its closure
 /// then as [`plan_memory`] plans it); else whole sub-tables with the
-/// closure paged (as [`plan_memory`] plans it); else a pawn table's sub-tables cut into
-/// slices of as many leading-pawn digits as fit, the scanned table's own
+/// closure paged (as [`plan_memory`] plans it); else a pawn table's
+/// sub-tables cut into slices of as many leading-pawn digits as fit, the scanned table's own
 /// WDL values then read as one more table of the closure (last in the
 /// returned flags). The plan (its digits per slice in
 /// [`SweepMemoryPlan::lead_digits`]) and per closure table whether it is

@@ -14,7 +14,7 @@ impl Sweep {
     /// Pass 4: settles every rounded value of the blocks of the window's
     /// chunk. Returns how many values were pending (stored, unstored).
     pub(crate) fn settle_all(&self, progress: &Progress) -> Result<(usize, usize)> {
-        let halves = if self.symmetric { 1 } else { 2 };
+        let halves = self.code_halves();
         let mut total = (0, 0);
         for b in self.chunk_blocks() {
             let pending = self.pending_in(b);

@@ -116,7 +116,7 @@ impl Sweep {
     ) -> Result<()> {
         // A symmetric table stores one side to move: half 1 is never
         // legal, and stands in for nothing.
-        let halves = if self.symmetric { 1 } else { 2 };
+        let halves = self.code_halves();
         let (Some((w0, p0)), Some((w1, p1))) = (&b.wdl_perm[0], b.wdl_perm[halves - 1].as_ref())
         else {
             return Err(Error::inconsistent(
@@ -211,7 +211,7 @@ impl Sweep {
         let ranges = self.raw_ranges(b)?;
         for (side, range) in [Color::White, Color::Black].into_iter().zip(ranges) {
             let len = range.end - range.start;
-            let mut packed = vec![0u8; (len as usize).div_ceil(1 << shift)];
+            let mut held = vec![0u8; (len as usize).div_ceil(1 << shift)];
             raw.start[cidx(side)] = range.start;
             // In a slice, that side's WDL sub-table is cut as the block.
             let slice = b.zip(self.slice.as_ref()).and_then(|(b, slice)| {
@@ -219,16 +219,16 @@ impl Sweep {
                 slice.wdl[half].as_ref().map(|(_, map)| map)
             });
             if shift == 0 {
-                decode_slice(slice, range.start, 0..len, &mut packed, |r, out| {
+                decode_slice(slice, range.start, 0..len, &mut held, |r, out| {
                     self.wdl_file.decode(side, r, out).map_err(table_error)
                 })?;
-                raw.vals[cidx(side)] = packed;
+                raw.vals[cidx(side)] = held;
                 continue;
             }
             // Decoded a part at a time (the decoder works in parallel
             // within a part) and packed two to a byte.
             let mut values = Vec::new();
-            for (k, bytes) in packed.chunks_mut(RAW_WDL_PART / 2).enumerate() {
+            for (k, bytes) in held.chunks_mut(RAW_WDL_PART / 2).enumerate() {
                 let first = (k * RAW_WDL_PART) as u64;
                 let last = (first + RAW_WDL_PART as u64).min(len);
                 values.clear();
@@ -243,7 +243,7 @@ impl Sweep {
                     ),
                 })?;
             }
-            raw.vals[cidx(side)] = packed;
+            raw.vals[cidx(side)] = held;
         }
         Ok(raw)
     }

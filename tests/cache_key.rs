@@ -80,8 +80,8 @@ fn the_build_id_is_the_hash_of_the_sources_and_one_line_changes_it() {
         ),
         (
             "src/scan/sweep/dtz.rs",
-            "(self.stored_mag(half2, j2, code2) + 1",
-            "(self.stored_mag(half2, j2, code2) + 2",
+            "Ok(m) => (m + 1, code2 & ROUNDED != 0)",
+            "Ok(m) => (m + 2, code2 & ROUNDED != 0)",
         ),
     ] {
         change_one_line(copy.path(), file, from, to);

@@ -72,6 +72,10 @@ pub struct MemoryNeeds {
     /// file does not store, and works each one out again where it reads
     /// it (3 bytes per index of a pawnless table instead of 4).
     pub scan_recomputes_unstored: bool,
+    /// The budget of the pages the scan decodes its stored side's DTZ
+    /// into where it reads it, holding none, to fit (0: none; a
+    /// symmetric table that does not fit otherwise).
+    pub scan_stored_dtz_page_bytes: u64,
     /// The solver's bound for `solve MATERIAL --metric M`, in bytes, by
     /// metric (`dtz`, `dtm`, `dtr`); empty when the solver does not take
     /// the material.

@@ -306,6 +306,13 @@ fn memory_text(out: &mut impl Write, n: &MemoryNeeds) -> io::Result<()> {
             "    its unstored side's DTZ not held: worked out again where read (3 bytes an index, not 4)"
         )?;
     }
+    if n.scan_stored_dtz_page_bytes > 0 {
+        writeln!(
+            out,
+            "    its stored side's DTZ not held: decoded from the file where read, within {} of pages",
+            human_bytes(n.scan_stored_dtz_page_bytes)
+        )?;
+    }
     if n.scan_page_bytes > 0 {
         writeln!(
             out,

@@ -31,11 +31,15 @@ use rayon::prelude::*;
 use shakmaty::Color;
 
 mod settle;
+mod stored_pages;
 mod wdl_pass;
+
+use stored_pages::StoredPages;
 
 use super::{
     board::{Attacks, Kind, Mv, Pos},
-    plan::{plan_slices, slice_digits, OwnCost, SweepMemoryPlan},
+    pages::{MAX_PAGE_BYTES, MIN_PAGE_BYTES, PAGE_LEN},
+    plan::{plan_slices, slice_digits, OwnCost, PagedStored, SweepMemoryPlan},
     table_error,
     wdl::{flip, CaptureRoute, Closure, RoutedMover, BLESSED, CURSED, DRAW, LOSS, WIN},
     Progress,
@@ -334,6 +338,10 @@ pub(crate) struct Sweep {
     /// worked out again where read (see
     /// [`SweepMemoryPlan::recomputes_unstored`]); set by [`Sweep::hold`].
     recompute_unstored: bool,
+    /// Where `mag[0]` is left empty, the pages the stored side's raw DTZ
+    /// is decoded into where read (see
+    /// [`SweepMemoryPlan::stored_page_bytes`]); set by [`Sweep::hold`].
+    stored_pages: Option<StoredPages>,
     /// The first error of a count's recomputed value (see
     /// [`Sweep::value_counted`]).
     count_failed: std::sync::Mutex<Option<Error>>,
@@ -398,6 +406,21 @@ const RAW_WDL_MAX: u8 = 0x0f;
 /// values take. Pawn tables are cut by their pawns instead (`None`).
 pub(crate) fn lean_per_index(has_pawns: bool) -> Option<u64> {
     (!has_pawns).then_some(3)
+}
+
+/// What a symmetric table takes with its stored DTZ paged (see
+/// [`OwnCost::paged_stored`]) besides a code byte per index, `fixed`
+/// bytes apart, where its WDL file holds `values` indices per side to
+/// move: pass 1 packs the file's values two to a byte, and the later
+/// passes' pages may take as much (within the pages' least and most).
+pub(crate) fn symmetric_paged_stored(fixed: u64, values: [u64; 2]) -> PagedStored {
+    let packed = values[0].div_ceil(2) + values[1].div_ceil(2);
+    let page_bytes = packed.clamp(MIN_PAGE_BYTES, MAX_PAGE_BYTES);
+    PagedStored {
+        fixed: fixed.saturating_add(packed.max(page_bytes)),
+        per_index: 1,
+        page_bytes,
+    }
 }
 
 /// Whether every phase of this material, with `loser` losing, must end
@@ -549,6 +572,7 @@ impl Sweep {
             mag: [Vec::new(), Vec::new()],
             natural,
             recompute_unstored: false,
+            stored_pages: None,
             count_failed: std::sync::Mutex::new(None),
         })
     }
@@ -574,11 +598,13 @@ impl Sweep {
             // the larger of the whole WDL file's values and one side's DTZ
             // bytes.
             let n: u64 = self.blocks.iter().map(|b| self.whole_len(b)).sum();
+            let values = [Color::White, Color::Black].map(|side| self.wdl_file.index_len(side));
             return OwnCost {
                 fixed: fixed.saturating_add(own_values.max(n)),
                 blocks: vec![(n, None)],
                 per_index: 1,
                 lean_per_index: None,
+                paged_stored: Some(symmetric_paged_stored(fixed, values)),
                 symmetric: true,
                 own_values,
                 own_headers: self.wdl_file.header_bound(),
@@ -600,6 +626,10 @@ impl Sweep {
             blocks,
             per_index: 4,
             lean_per_index: lean_per_index(self.dtz.has_pawns),
+            // Pass 1 takes 3 bytes an index anyway (both codes and both
+            // sides' WDL values, packed): paging the stored DTZ would save
+            // nothing over the lean sweep.
+            paged_stored: None,
             symmetric: false,
             own_values,
             own_headers: self.wdl_file.header_bound(),
@@ -630,6 +660,8 @@ impl Sweep {
             .hold(&whole[..tables.min(whole.len())], plan.page_bytes);
         self.lead_digits = plan.lead_digits;
         self.recompute_unstored = plan.recomputes_unstored && !self.symmetric;
+        self.stored_pages = (plan.stored_page_bytes > 0)
+            .then(|| StoredPages::new(plan.stored_page_bytes, PAGE_LEN));
         if plan.lead_digits > 0 {
             let file =
                 SweepTable::open(self.wdl_file.path(), TableKind::Wdl).map_err(table_error)?;
@@ -644,6 +676,20 @@ impl Sweep {
     #[cfg(test)]
     pub(crate) fn recomputes_unstored(&self) -> bool {
         self.recompute_unstored
+    }
+
+    /// Decodes the stored side's DTZ where read, in pages of `page_len`
+    /// indices within `budget` bytes, instead of holding it: for tests,
+    /// which force what the plan picks only for large tables, with pages
+    /// small enough to be dropped and decoded again all the time.
+    #[cfg(test)]
+    pub(crate) fn page_stored_dtz(&mut self, budget: u64, page_len: u64) {
+        self.stored_pages = Some(StoredPages::new(budget, page_len));
+    }
+
+    /// Whether the stored side's DTZ is decoded page by page where read.
+    fn pages_stored(&self) -> bool {
+        self.stored_pages.is_some()
     }
 
     /// The indices of block `b` in the whole table, whether or not a
@@ -859,7 +905,7 @@ impl Sweep {
         if half == 1 && self.recompute_unstored {
             return self.unstored_mag_again(j, code);
         }
-        Ok(self.stored_mag(half, j, code))
+        self.stored_mag(half, j, code)
     }
 
     /// The unstored side's raw magnitude at global index `j` (code
@@ -875,11 +921,20 @@ impl Sweep {
         Ok(i32::from(v).abs())
     }
 
-    /// [`Sweep::raw`] of a side whose magnitudes are held (always the
-    /// stored side's), for a decisive code.
+    /// [`Sweep::raw`] of a side whose magnitudes are held or paged (always
+    /// the stored side's), for a decisive code.
+    ///
+    /// # Errors
+    ///
+    /// Those of a page's decoding (see [`Sweep::stored_mag_paged`]).
     #[inline]
-    fn stored_mag(&self, half: usize, j: usize, code: u8) -> i32 {
-        decode_mag(half, code & 7, self.mag[half][self.cell(j)].load(Relaxed))
+    fn stored_mag(&self, half: usize, j: usize, code: u8) -> Result<i32> {
+        // An array left empty is a paged one: one test for both the bound
+        // and the paging, where the held arrays are read most.
+        match self.mag[half].get(self.cell(j)) {
+            Some(byte) => Ok(decode_mag(half, code & 7, byte.load(Relaxed))),
+            None => self.stored_mag_paged(j, code),
+        }
     }
 
     /// The DTZ of a global index and side whose code is `code` (one load:
@@ -948,9 +1003,33 @@ impl Sweep {
         if v == 0 || v == DTZ_MATED {
             return Ok(());
         }
+        let byte = self.mag_byte(half, j, v)?;
+        let held = match half {
+            0 => !self.pages_stored(),
+            _ => !self.recompute_unstored,
+        };
+        if held {
+            self.mag[half][self.cell(j)].store(byte, Relaxed);
+        }
+        if rounded {
+            self.codes(j)[half].fetch_or(ROUNDED | PENDING, Relaxed);
+        }
+        Ok(())
+    }
+
+    /// The byte ([`encode_mag`]) of raw DTZ `v` at global index `j` and
+    /// side `half` (0 for a draw or checkmate: never read).
+    ///
+    /// # Errors
+    ///
+    /// A value [`encode_mag`] cannot hold.
+    fn mag_byte(&self, half: usize, j: usize, v: i16) -> Result<u8> {
+        if v == 0 || v == DTZ_MATED {
+            return Ok(0);
+        }
         let code = self.code(j, half);
         let m = i32::from(v).abs();
-        let byte = encode_mag(half, code & 7, m).ok_or_else(|| {
+        encode_mag(half, code & 7, m).ok_or_else(|| {
             Error::inconsistent(
                 "the sweep",
                 format!(
@@ -959,14 +1038,7 @@ impl Sweep {
                     if half == 0 { "stored" } else { "unstored" }
                 ),
             )
-        })?;
-        if !(half == 1 && self.recompute_unstored) {
-            self.mag[half][self.cell(j)].store(byte, Relaxed);
-        }
-        if rounded {
-            self.codes(j)[half].fetch_or(ROUNDED | PENDING, Relaxed);
-        }
-        Ok(())
+        })
     }
 
     /// The cell of global index `j` in the window's arrays. Every index the
@@ -1034,6 +1106,7 @@ impl Sweep {
     pub(crate) fn open_window(&mut self, chunk: Chunk) -> Result<()> {
         self.w = Vec::new();
         self.mag = [Vec::new(), Vec::new()];
+        self.stored_pages = self.stored_pages.as_ref().map(StoredPages::emptied);
         if self.slice.take().is_some() {
             self.dtz = self.whole_layouts.0.clone();
             self.wdl = self.whole_layouts.1.clone();
@@ -1103,7 +1176,9 @@ impl Sweep {
         } else {
             n
         };
-        self.mag = [zeros(n), zeros(unstored)];
+        // Where paged, decoded from the file when first read.
+        let stored = if self.pages_stored() { 0 } else { n };
+        self.mag = [zeros(stored), zeros(unstored)];
     }
 
     /// How many global indices the window holds.
@@ -1120,49 +1195,71 @@ impl Sweep {
     /// the blocks of the window's chunk.
     pub(crate) fn pass_stored(&self, progress: &Progress) -> Result<()> {
         for b in self.chunk_blocks() {
-            let start = self.dtz.subs[b.sub].start;
             (0..b.len.div_ceil(CHUNK))
                 .into_par_iter()
                 .try_for_each(|c| -> Result<()> {
                     let first = c * CHUNK;
                     let last = (first + CHUNK).min(b.len);
-                    let codes: Vec<u8> = (b.base + first..b.base + last)
-                        .map(|j| match self.code(j, 0) {
-                            ILLEGAL => DRAW,
-                            c => c & 7,
-                        })
-                        .collect();
-                    let mut vals = vec![DtzValue::default(); last - first];
-                    let local = first as u64..last as u64;
-                    let slice = self.slice.as_ref().map(|s| &s.dtz);
-                    decode_slice(slice, start, local, &mut vals, |range, out| {
-                        let mapped: Vec<u8>;
-                        let wdl = match slice {
-                            None => &codes,
-                            // Outside the slice, any WDL value does: what
-                            // is decoded there is dropped.
-                            Some(map) => {
-                                mapped = (range.start - start..range.end - start)
-                                    .map(|full| {
-                                        map.local_index(full)
-                                            .map_or(DRAW, |l| codes[(l - first as u64) as usize])
-                                    })
-                                    .collect();
-                                &mapped
-                            }
-                        };
-                        self.dtz_file
-                            .decode_dtz(b.side, range, wdl, out)
-                            .map_err(table_error)
+                    self.stored_raws(b, first..last, |j, v, rounded| {
+                        self.store_raw(0, j, v, rounded)
                     })?;
-                    for (k, raw) in vals.into_iter().enumerate() {
-                        let j = b.base + first + k;
-                        let (v, rounded) = self.stored_raw(b, first + k, self.code(j, 0), raw)?;
-                        self.store_raw(0, j, v, rounded)?;
-                    }
                     progress.add((last - first) as u64);
                     Ok(())
                 })?;
+        }
+        Ok(())
+    }
+
+    /// Calls `f(global index, raw DTZ, whether rounded)` with
+    /// shakmaty-syzygy's raw DTZ of the stored side at each local index of
+    /// `range` of block `b` of the window, in order: the DTZ file's values,
+    /// decoded, made exact where a zeroing move is best.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be decoded, or the first error of `f`.
+    #[inline]
+    fn stored_raws(
+        &self,
+        b: &Block,
+        range: std::ops::Range<usize>,
+        mut f: impl FnMut(usize, i16, bool) -> Result<()>,
+    ) -> Result<()> {
+        let start = self.dtz.subs[b.sub].start;
+        let (first, last) = (range.start, range.end);
+        let codes: Vec<u8> = (b.base + first..b.base + last)
+            .map(|j| match self.code(j, 0) {
+                ILLEGAL => DRAW,
+                c => c & 7,
+            })
+            .collect();
+        let mut vals = vec![DtzValue::default(); last - first];
+        let local = first as u64..last as u64;
+        let slice = self.slice.as_ref().map(|s| &s.dtz);
+        decode_slice(slice, start, local, &mut vals, |range, out| {
+            let mapped: Vec<u8>;
+            let wdl = match slice {
+                None => &codes,
+                // Outside the slice, any WDL value does: what
+                // is decoded there is dropped.
+                Some(map) => {
+                    mapped = (range.start - start..range.end - start)
+                        .map(|full| {
+                            map.local_index(full)
+                                .map_or(DRAW, |l| codes[(l - first as u64) as usize])
+                        })
+                        .collect();
+                    &mapped
+                }
+            };
+            self.dtz_file
+                .decode_dtz(b.side, range, wdl, out)
+                .map_err(table_error)
+        })?;
+        for (k, raw) in vals.into_iter().enumerate() {
+            let j = b.base + first + k;
+            let (v, rounded) = self.stored_raw(b, first + k, self.code(j, 0), raw)?;
+            f(j, v, rounded)?;
         }
         Ok(())
     }
@@ -1364,7 +1461,13 @@ impl Sweep {
             } else if sign(code2 & 7) == -s {
                 // A quiet move of the unstored side leads to the stored
                 // side (`half2` is 0), whose magnitudes are held.
-                (self.stored_mag(half2, j2, code2) + 1, code2 & ROUNDED != 0)
+                match self.stored_mag(half2, j2, code2) {
+                    Ok(m) => (m + 1, code2 & ROUNDED != 0),
+                    Err(e) => {
+                        failure = Some(e);
+                        return;
+                    }
+                }
             } else {
                 return;
             };
@@ -1391,9 +1494,13 @@ impl Sweep {
 
     /// The block and local index of a global index.
     pub(crate) fn block_at(&self, j: usize) -> (&Block, usize) {
-        let k = self.blocks.partition_point(|b| b.base + b.len <= j);
-        let b = &self.blocks[k];
+        let b = &self.blocks[self.block_index_at(j)];
         (b, j - b.base)
+    }
+
+    /// The number of the block of a global index.
+    fn block_index_at(&self, j: usize) -> usize {
+        self.blocks.partition_point(|b| b.base + b.len <= j)
     }
 }
 

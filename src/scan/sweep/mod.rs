@@ -232,6 +232,7 @@ pub fn sweep_memory_estimate(
             blocks: vec![(n, None)],
             per_index: 1,
             lean_per_index: None,
+            paged_stored: Some(dtz::symmetric_paged_stored(fixed, [n, 0])),
             symmetric: true,
             own_values: n,
             own_headers: headers(&target, "rtbw", wdl_sides),
@@ -248,6 +249,7 @@ pub fn sweep_memory_estimate(
                 .collect(),
             per_index: 4,
             lean_per_index: dtz::lean_per_index(target.has_pawns()),
+            paged_stored: None,
             symmetric: false,
             own_values: 2 * n,
             own_headers: headers(&target, "rtbw", wdl_sides),
@@ -964,6 +966,52 @@ mod tests {
             assert!(sweep.recomputes_unstored(), "{name}");
             assert_held_gives_whole(sweep, &plans, &whole, name);
         }
+    }
+
+    /// A sweep that holds no stored DTZ byte and decodes each from the
+    /// DTZ file where read, through pages of 1,024 indices of which a few
+    /// are held (so they are dropped and decoded again all the time),
+    /// gives the sweep that holds them byte for byte (raw placements and
+    /// longest positions included): symmetric tables (settling reads the
+    /// stored side only, colour-flipped, anywhere in the table; KPvKP's
+    /// pawn moves too), and tables without symmetry whose pass 3 searches
+    /// the stored side's values, also with their unstored side worked out
+    /// again where read. The plan picks it for a symmetric table where the
+    /// whole sweep does not fit and it does (KNN v KNN).
+    #[test]
+    fn stored_dtz_decoded_where_read_gives_the_whole_sweep() {
+        let dir = crate::tables::reader::tests::tables_dir();
+        let inv = Inventory::scan(std::slice::from_ref(&dir)).unwrap();
+        let (page_len, budget) = (1 << 10, (4 * 64) << 10);
+        for name in ["KQvKQ", "KRvKR", "KPvKP", "KQvKR", "KRvKN", "KBNvK"] {
+            let (material, plans, whole) = raw_and_whole(&inv, name);
+            let symmetric = name[..name.len() / 2] == name[name.len() / 2 + 1..];
+            let leans: &[bool] = if symmetric { &[false] } else { &[false, true] };
+            for &lean in leans {
+                let mut sweep = open_sweep(&inv, &material).unwrap();
+                let (mut plan, flags) = sweep.memory_plan(None);
+                plan.recomputes_unstored = lean;
+                sweep.hold(&plan, &flags).unwrap();
+                sweep.page_stored_dtz(budget, page_len);
+                let label = format!("{name}, unstored side worked out again: {lean}");
+                assert_held_gives_whole(sweep, &plans, &whole, &label);
+            }
+        }
+        // The plan (headers only: no pass runs). Small tables never page
+        // it: the least page budget outweighs their DTZ bytes.
+        let shared = std::env::var_os("FIFTYMOVE_SHARED_TABLES")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/syzygy")
+            });
+        let inv = Inventory::scan(&[dir, shared]).unwrap();
+        let material: crate::chess::material::Material = "KNNvKNN".parse().unwrap();
+        let sweep = open_sweep(&inv, &material).unwrap();
+        let (full, _) = sweep.memory_plan(None);
+        assert_eq!(full.stored_page_bytes, 0);
+        let (plan, _) = sweep.memory_plan(Some(full.bytes - 1));
+        assert!(plan.stored_page_bytes > 0 && plan.within, "{plan:?}");
+        assert!(plan.page_bytes == 0 && plan.bytes < full.bytes, "{plan:?}");
     }
 
     #[test]

@@ -10,9 +10,10 @@
 //! values, so what is evicted, and when, never changes a result.
 
 use std::{
+    cell::RefCell,
     collections::{HashMap, VecDeque},
     sync::{
-        atomic::{AtomicBool, AtomicU8, Ordering},
+        atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering},
         Arc, Mutex, PoisonError,
     },
 };
@@ -55,16 +56,71 @@ pub(crate) struct ValuePages {
     shards: Vec<Mutex<Shard>>,
     /// Pages each shard may hold.
     per_shard: usize,
+    /// This set's number among all the sets of the process, so that a
+    /// thread's last page (see [`ValuePages::with_page`]) is never taken
+    /// for a page of another set.
+    id: u64,
+}
+
+/// The number the next [`ValuePages`] takes.
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The page a thread last read through [`ValuePages::with_page`]: its
+    /// set's id, its key, and the page.
+    static LAST_PAGE: RefCell<Option<(u64, Key, Page)>> = const { RefCell::new(None) };
 }
 
 impl ValuePages {
-    /// Pages within `budget` bytes (at least one page per shard).
+    /// Pages of [`PAGE_LEN`] values within `budget` bytes (at least one
+    /// page per shard).
     pub(crate) fn new(budget: u64) -> ValuePages {
-        let pages = budget / PAGE_LEN;
+        ValuePages::with_page_len(budget, PAGE_LEN)
+    }
+
+    /// Pages of `page_len` values each within `budget` bytes (at least one
+    /// page per shard).
+    pub(crate) fn with_page_len(budget: u64, page_len: u64) -> ValuePages {
+        let pages = budget / page_len.max(1);
         ValuePages {
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
             per_shard: (pages / SHARDS as u64).max(1) as usize,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         }
+    }
+
+    /// `f` of the page `page` of `table`'s values for `side`, as
+    /// [`ValuePages::page`] gives it, but first from the page this thread
+    /// last read: a run of look-ups in one page then takes neither a lock
+    /// nor a reference count (which two threads reading one page would
+    /// otherwise pass between their caches). That page stays alive while
+    /// the thread holds it, evicted or not: one page per thread over the
+    /// budget at most.
+    ///
+    /// # Errors
+    ///
+    /// Those of `decode`.
+    pub(crate) fn with_page<R>(
+        &self,
+        table: u32,
+        side: u8,
+        page: u64,
+        decode: impl FnOnce() -> Result<Vec<u8>>,
+        f: impl FnOnce(&[AtomicU8]) -> R,
+    ) -> Result<R> {
+        let key = (table, side, page);
+        LAST_PAGE.with(|last| {
+            let mut last = last.borrow_mut();
+            match &*last {
+                Some((id, held, values)) if *id == self.id && *held == key => Ok(f(values)),
+                _ => {
+                    let values = self.page(table, side, page, decode)?;
+                    let out = f(&values);
+                    *last = Some((self.id, key, values));
+                    Ok(out)
+                }
+            }
+        })
     }
 
     /// The page `page` of `table`'s values for `side`, decoded by `decode`
@@ -166,6 +222,34 @@ mod tests {
         let again = get(7, &mut decodes);
         assert_eq!(decodes, 3);
         assert_eq!(again[1].load(Ordering::Relaxed), 7);
+    }
+
+    /// A thread's run of look-ups in one page decodes it once and sees
+    /// its values; another set's page of the same key is never taken for
+    /// it.
+    #[test]
+    fn a_threads_last_page_serves_its_next_look_up_of_that_set_only() {
+        let (one, two) = (ValuePages::new(0), ValuePages::new(0));
+        let decodes = std::sync::atomic::AtomicUsize::new(0);
+        let read = |pages: &ValuePages, fill: u8| {
+            pages
+                .with_page(
+                    0,
+                    0,
+                    3,
+                    || {
+                        decodes.fetch_add(1, Ordering::Relaxed);
+                        Ok(vec![fill; 4])
+                    },
+                    |values| values[2].load(Ordering::Relaxed),
+                )
+                .unwrap()
+        };
+        assert_eq!(read(&one, 5), 5);
+        assert_eq!(read(&one, 6), 5);
+        assert_eq!(decodes.load(Ordering::Relaxed), 1);
+        assert_eq!(read(&two, 7), 7);
+        assert_eq!(decodes.load(Ordering::Relaxed), 2);
     }
 
     /// With two pages a shard, a page used since it came in survives the

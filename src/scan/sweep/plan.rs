@@ -36,6 +36,12 @@ pub struct SweepMemoryPlan {
     /// where it is read (a pawnless table that does not fit otherwise: 3
     /// bytes per index instead of 4).
     pub recomputes_unstored: bool,
+    /// The budget of the pages of the stored side's DTZ (0: none; the
+    /// sweep holds a byte per index). Where not 0, the sweep keeps no DTZ
+    /// byte of the side the DTZ file stores: it decodes it from the file,
+    /// page by page, where read (a symmetric pawnless table that does not
+    /// fit otherwise).
+    pub stored_page_bytes: u64,
 }
 
 impl SweepMemoryPlan {
@@ -62,6 +68,10 @@ pub(crate) struct OwnCost {
     /// out again where read, not held (`None`: the table is never swept
     /// so; see [`SweepMemoryPlan::recomputes_unstored`]).
     pub(crate) lean_per_index: Option<u64>,
+    /// What the table takes where its stored side's DTZ is decoded page
+    /// by page where read, none held (`None`: the table is never swept
+    /// so; see [`SweepMemoryPlan::stored_page_bytes`]).
+    pub(crate) paged_stored: Option<PagedStored>,
     /// Symmetric material: one chunk of every block.
     pub(crate) symmetric: bool,
     /// The scanned table's WDL values decoded whole (both sides), the cost
@@ -73,6 +83,30 @@ pub(crate) struct OwnCost {
     pub(crate) own_headers: u64,
     /// The scanned table's name.
     pub(crate) name: String,
+}
+
+/// What a sweep of the scanned table takes when it decodes its stored
+/// side's DTZ page by page (see [`OwnCost::paged_stored`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PagedStored {
+    /// In place of [`OwnCost::fixed`]: the program, the headers, and the
+    /// larger of pass 1's WDL values and the later passes' pages.
+    pub(crate) fixed: u64,
+    /// In place of [`OwnCost::per_index`].
+    pub(crate) per_index: u64,
+    /// The pages' budget.
+    pub(crate) page_bytes: u64,
+}
+
+/// How the scanned table's DTZ bytes are held (see [`plan_slices`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OwnDtz {
+    /// Both sides' (one for symmetric material).
+    Held,
+    /// The stored side's; the unstored side's worked out where read.
+    StoredOnly,
+    /// None: the stored side's decoded page by page where read.
+    Paged(PagedStored),
 }
 
 impl OwnCost {
@@ -123,7 +157,8 @@ pub(crate) fn slice_digits(radix: u64, digits: u64) -> Vec<std::ops::Range<u64>>
 /// Plans a sweep within `limit`: whole sub-tables while they fit with the
 /// closure whole; else, for a pawnless table without symmetry, the
 /// unstored side's DTZ worked out where read instead of held (its closure
-/// then as [`plan_memory`] plans it); else whole sub-tables with the
+/// then as [`plan_memory`] plans it); else, for a symmetric pawnless
+/// table, its stored DTZ decoded page by page where read; else whole sub-tables with the
 /// closure paged (as [`plan_memory`] plans it); else a pawn table's
 /// sub-tables cut into slices of as many leading-pawn digits as fit, the scanned table's own
 /// WDL values then read as one more table of the closure (last in the
@@ -135,13 +170,14 @@ pub(crate) fn plan_slices(
     closure: &[TableCost],
     limit: Option<u64>,
 ) -> (SweepMemoryPlan, Vec<bool>) {
-    let at = |digits: u64, lean: bool| {
+    let at = |digits: u64, dtz: OwnDtz| {
         let (largest, count) = own.chunk(digits);
-        let per_index = match own.lean_per_index {
-            Some(p) if lean => p,
-            _ => own.per_index,
+        let (fixed, per_index) = match (dtz, own.lean_per_index) {
+            (OwnDtz::StoredOnly, Some(p)) => (own.fixed, p),
+            (OwnDtz::Paged(paged), _) => (paged.fixed, paged.per_index),
+            _ => (own.fixed, own.per_index),
         };
-        let bytes = own.fixed.saturating_add(per_index.saturating_mul(largest));
+        let bytes = fixed.saturating_add(per_index.saturating_mul(largest));
         let (mut plan, whole) = if digits == 0 {
             plan_memory(bytes, closure, limit)
         } else {
@@ -158,18 +194,30 @@ pub(crate) fn plan_slices(
         };
         plan.slices = count;
         plan.lead_digits = digits;
-        plan.recomputes_unstored = lean;
+        plan.recomputes_unstored = dtz == OwnDtz::StoredOnly;
+        if let OwnDtz::Paged(paged) = dtz {
+            plan.stored_page_bytes = paged.page_bytes;
+        }
         (plan, whole)
     };
-    let whole = at(0, false);
+    let whole = at(0, OwnDtz::Held);
     if whole.0.within && whole.0.page_bytes == 0 {
         return whole;
     }
     // Not holding the unstored side's DTZ saves a byte per index, more
     // than paging a pawnless table's closure (its captures' smaller
-    // tables) can, and costs less time: it comes first.
+    // tables) can, and costs less time: it comes first. Decoding the
+    // stored side's where read saves as much for symmetric material, at
+    // the cost of decoding pages again.
+    let mut dtz_modes = Vec::new();
     if own.lean_per_index.is_some() {
-        let mut lean = at(0, true);
+        dtz_modes.push(OwnDtz::StoredOnly);
+    }
+    if let Some(paged) = own.paged_stored {
+        dtz_modes.push(OwnDtz::Paged(paged));
+    }
+    for mode in dtz_modes {
+        let mut lean = at(0, mode);
         lean.0.whole_bytes = whole.0.whole_bytes;
         if lean.0.within || lean.0.bytes < whole.0.bytes {
             return lean;
@@ -180,7 +228,7 @@ pub(crate) fn plan_slices(
     }
     let mut least = None;
     for digits in (1..own.max_radix()).rev() {
-        let mut cut = at(digits, false);
+        let mut cut = at(digits, OwnDtz::Held);
         // What the sweep would take uncut, whatever the plan.
         cut.0.whole_bytes = whole.0.whole_bytes;
         if cut.0.within {
@@ -238,6 +286,7 @@ pub(crate) fn plan_memory(
                 slices: 1,
                 lead_digits: 0,
                 recomputes_unstored: false,
+                stored_page_bytes: 0,
             };
             return (plan, all_whole);
         }
@@ -270,6 +319,7 @@ pub(crate) fn plan_memory(
             slices: 1,
             lead_digits: 0,
             recomputes_unstored: false,
+            stored_page_bytes: 0,
         };
         return (plan, all_whole);
     }
@@ -286,6 +336,7 @@ pub(crate) fn plan_memory(
         slices: 1,
         lead_digits: 0,
         recomputes_unstored: false,
+        stored_page_bytes: 0,
     };
     (plan, whole)
 }
@@ -373,6 +424,7 @@ mod tests {
             blocks: vec![(600 * M, Some(6)), (600 * M, Some(6))],
             per_index: 4,
             lean_per_index: None,
+            paged_stored: None,
             symmetric: false,
             own_values: 2400 * M,
             own_headers: 0,
@@ -428,6 +480,7 @@ mod tests {
             blocks: vec![(900 * M, None)],
             per_index: 4,
             lean_per_index: Some(3),
+            paged_stored: None,
             symmetric: false,
             own_values: 1800 * M,
             own_headers: 0,
@@ -455,6 +508,47 @@ mod tests {
         let (plan, _) = plan_slices(&pawnless_table(), &tables(), Some(2000 * M));
         assert!(plan.recomputes_unstored && !plan.within, "{plan:?}");
         assert_eq!((plan.slices, plan.lead_digits), (1, 0));
+    }
+
+    /// A symmetric pawnless table of 900 MiB indices (a code byte each),
+    /// whose pass 1 holds the whole WDL file's 900 MiB values a byte each,
+    /// or packed two to a byte where its stored DTZ is paged (450 MiB, as
+    /// much as its pages then take), beside the closure of [`tables`].
+    fn symmetric_pawnless_table() -> OwnCost {
+        OwnCost {
+            fixed: 10 * M + 900 * M,
+            blocks: vec![(900 * M, None)],
+            per_index: 1,
+            lean_per_index: None,
+            paged_stored: Some(PagedStored {
+                fixed: 10 * M + 450 * M,
+                per_index: 1,
+                page_bytes: 450 * M,
+            }),
+            symmetric: true,
+            own_values: 900 * M,
+            own_headers: 0,
+            name: "KXYvKXY".to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_symmetric_pawnless_table_pages_its_stored_dtz_only_where_that_fits_no_other_way() {
+        // Whole: 910 + 900 + 900 MiB.
+        let (plan, _) = plan_slices(&symmetric_pawnless_table(), &tables(), None);
+        assert_eq!((plan.bytes, plan.stored_page_bytes), (2710 * M, 0));
+        // 2000 MiB: 460 + 900 with the DTZ paged, and of the closure's
+        // 640 MiB of room, B and C whole (400) and 240 of pages.
+        let (plan, whole) = plan_slices(&symmetric_pawnless_table(), &tables(), Some(2000 * M));
+        assert_eq!(plan.stored_page_bytes, 450 * M, "{plan:?}");
+        assert_eq!((plan.bytes, plan.page_bytes), (2000 * M, 240 * M));
+        assert_eq!(whole, [false, true, true]);
+        assert!(plan.within && !plan.recomputes_unstored);
+        assert_eq!(plan.whole_bytes, 2710 * M, "the sweep that holds it");
+        // Below 1360 + 64 MiB: the least plan, refused.
+        let (plan, _) = plan_slices(&symmetric_pawnless_table(), &tables(), Some(1000 * M));
+        assert_eq!(plan.bytes, 1360 * M + MIN_PAGE_BYTES);
+        assert!(!plan.within && plan.stored_page_bytes == 450 * M);
     }
 
     #[test]

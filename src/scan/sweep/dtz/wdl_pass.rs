@@ -21,6 +21,14 @@ impl Sweep {
     pub(crate) fn pass_wdl(&self, progress: &Progress) -> Result<()> {
         // Symmetric material looks its WDL up in the whole file; otherwise
         // a block reads only its own WDL sub-tables, decoded per block.
+        if self.symmetric && self.pages_stored() {
+            // Packed: the plan counts half a byte per value here.
+            let whole = self.raw_wdl::<true>(None)?;
+            for b in &self.blocks[self.chunk.clone()] {
+                self.pass_wdl_block(b, &whole, progress)?;
+            }
+            return Ok(());
+        }
         if self.symmetric {
             let whole = self.raw_wdl::<false>(None)?;
             for b in &self.blocks[self.chunk.clone()] {

@@ -76,6 +76,9 @@ pub struct MemoryNeeds {
     /// into where it reads it, holding none, to fit (0: none; a
     /// symmetric table that does not fit otherwise).
     pub scan_stored_dtz_page_bytes: u64,
+    /// The budget of the pages the scan's first pass reads the table's
+    /// WDL values through, holding none, to fit (0: none).
+    pub scan_wdl_page_bytes: u64,
     /// The solver's bound for `solve MATERIAL --metric M`, in bytes, by
     /// metric (`dtz`, `dtm`, `dtr`); empty when the solver does not take
     /// the material.

@@ -313,6 +313,13 @@ fn memory_text(out: &mut impl Write, n: &MemoryNeeds) -> io::Result<()> {
             human_bytes(n.scan_stored_dtz_page_bytes)
         )?;
     }
+    if n.scan_wdl_page_bytes > 0 {
+        writeln!(
+            out,
+            "    its WDL values not held: read from the file where needed, within {} of pages",
+            human_bytes(n.scan_wdl_page_bytes)
+        )?;
+    }
     if n.scan_page_bytes > 0 {
         writeln!(
             out,

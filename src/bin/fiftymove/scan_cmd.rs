@@ -147,6 +147,7 @@ fn cmd_scan_plan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> Ru
                     "slices": memory.slices,
                     "recomputes_unstored": memory.recomputes_unstored,
                     "stored_dtz_page_bytes": memory.stored_page_bytes,
+                    "wdl_page_bytes": memory.wdl_page_bytes,
                     "fits": memory.within,
                 }),
             )?;

@@ -115,6 +115,7 @@ fn memory_needs(inv: &Inventory, material: &Material, limit: MemoryLimit) -> Mem
         scan_cut_by_pawns: cut_by_pawns,
         scan_recomputes_unstored: scan.recomputes_unstored,
         scan_stored_dtz_page_bytes: scan.stored_page_bytes,
+        scan_wdl_page_bytes: scan.wdl_page_bytes,
         solve_bytes,
         solve_fits,
         solve_refused: (!takes).then(|| {

@@ -32,6 +32,7 @@ use shakmaty::Color;
 
 mod settle;
 mod stored_pages;
+mod wdl_pages;
 mod wdl_pass;
 
 use stored_pages::StoredPages;
@@ -342,6 +343,11 @@ pub(crate) struct Sweep {
     /// is decoded into where read (see
     /// [`SweepMemoryPlan::stored_page_bytes`]); set by [`Sweep::hold`].
     stored_pages: Option<StoredPages>,
+    /// The budget of pass 1's pages of the WDL file's values (0: pass 1
+    /// holds them; see [`SweepMemoryPlan::wdl_page_bytes`]).
+    wdl_page_bytes: u64,
+    /// Indices per page of pass 1's WDL pages.
+    wdl_page_len: u64,
     /// The first error of a count's recomputed value (see
     /// [`Sweep::value_counted`]).
     count_failed: std::sync::Mutex<Option<Error>>,
@@ -363,7 +369,16 @@ struct RawWdl<const PACKED: bool> {
     start: [u64; 2],
 }
 
-impl<const PACKED: bool> RawWdl<PACKED> {
+/// Where pass 1 reads the WDL file's stored values: held for a range
+/// ([`RawWdl`]) or page by page ([`wdl_pages::PagedWdl`]). A parameter of
+/// pass 1's functions, so that each source compiles with its own reads.
+trait StoredWdlValues: Sync {
+    /// The stored value of WDL index `idx` for `side` (a read that fails
+    /// gives 0, its error kept for after the pass).
+    fn get(&self, side: Color, idx: u64) -> u8;
+}
+
+impl<const PACKED: bool> StoredWdlValues for RawWdl<PACKED> {
     /// The stored value of WDL index `idx` (in the range held) for `side`.
     #[inline]
     fn get(&self, side: Color, idx: u64) -> u8 {
@@ -413,15 +428,35 @@ pub(crate) fn lean_per_index(has_pawns: bool) -> Option<u64> {
 /// bytes apart, where its WDL file holds `values` indices per side to
 /// move: pass 1 packs the file's values two to a byte, and the later
 /// passes' pages may take as much (within the pages' least and most).
-pub(crate) fn symmetric_paged_stored(fixed: u64, values: [u64; 2]) -> PagedStored {
+///
+/// Two ways, the quicker first: pass 1 packs the file's values two to a
+/// byte, and the later passes' pages may take as much (within the pages'
+/// least and most); or, where that does not fit either, pass 1 reads the
+/// WDL values page by page too, each within [`LEAST_PAGED_BYTES`].
+pub(crate) fn symmetric_paged_stored(fixed: u64, values: [u64; 2]) -> Vec<PagedStored> {
     let packed = values[0].div_ceil(2) + values[1].div_ceil(2);
     let page_bytes = packed.clamp(MIN_PAGE_BYTES, MAX_PAGE_BYTES);
-    PagedStored {
-        fixed: fixed.saturating_add(packed.max(page_bytes)),
-        per_index: 1,
-        page_bytes,
-    }
+    vec![
+        PagedStored {
+            fixed: fixed.saturating_add(packed.max(page_bytes)),
+            per_index: 1,
+            page_bytes,
+            wdl_page_bytes: 0,
+        },
+        PagedStored {
+            fixed: fixed.saturating_add(LEAST_PAGED_BYTES),
+            per_index: 1,
+            page_bytes: LEAST_PAGED_BYTES,
+            wdl_page_bytes: LEAST_PAGED_BYTES,
+        },
+    ]
 }
+
+/// The budget of the stored DTZ's pages, and of pass 1's WDL pages, where
+/// both are paged: pass 1's pages go before the later passes' come, so
+/// they share the room. A few pages per lock shard, for each thread's
+/// neighbourhood of the king placements it walks.
+pub(crate) const LEAST_PAGED_BYTES: u64 = 2 * MIN_PAGE_BYTES;
 
 /// Whether every phase of this material, with `loser` losing, must end
 /// with the winner's move ([`crate::model::dtz::phase_parity_is_natural`]).
@@ -573,6 +608,8 @@ impl Sweep {
             natural,
             recompute_unstored: false,
             stored_pages: None,
+            wdl_page_bytes: 0,
+            wdl_page_len: PAGE_LEN,
             count_failed: std::sync::Mutex::new(None),
         })
     }
@@ -604,7 +641,7 @@ impl Sweep {
                 blocks: vec![(n, None)],
                 per_index: 1,
                 lean_per_index: None,
-                paged_stored: Some(symmetric_paged_stored(fixed, values)),
+                paged_stored: symmetric_paged_stored(fixed, values),
                 symmetric: true,
                 own_values,
                 own_headers: self.wdl_file.header_bound(),
@@ -629,7 +666,7 @@ impl Sweep {
             // Pass 1 takes 3 bytes an index anyway (both codes and both
             // sides' WDL values, packed): paging the stored DTZ would save
             // nothing over the lean sweep.
-            paged_stored: None,
+            paged_stored: Vec::new(),
             symmetric: false,
             own_values,
             own_headers: self.wdl_file.header_bound(),
@@ -662,6 +699,7 @@ impl Sweep {
         self.recompute_unstored = plan.recomputes_unstored && !self.symmetric;
         self.stored_pages = (plan.stored_page_bytes > 0)
             .then(|| StoredPages::new(plan.stored_page_bytes, PAGE_LEN));
+        self.wdl_page_bytes = plan.wdl_page_bytes;
         if plan.lead_digits > 0 {
             let file =
                 SweepTable::open(self.wdl_file.path(), TableKind::Wdl).map_err(table_error)?;
@@ -685,6 +723,15 @@ impl Sweep {
     #[cfg(test)]
     pub(crate) fn page_stored_dtz(&mut self, budget: u64, page_len: u64) {
         self.stored_pages = Some(StoredPages::new(budget, page_len));
+    }
+
+    /// Has pass 1 of a symmetric table read the WDL file's values in pages
+    /// of `page_len` within `budget` bytes, instead of holding them (for
+    /// tests, as [`Sweep::page_stored_dtz`]).
+    #[cfg(test)]
+    pub(crate) fn page_wdl(&mut self, budget: u64, page_len: u64) {
+        self.wdl_page_bytes = budget;
+        self.wdl_page_len = page_len;
     }
 
     /// Whether the stored side's DTZ is decoded page by page where read.

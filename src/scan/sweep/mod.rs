@@ -232,7 +232,7 @@ pub fn sweep_memory_estimate(
             blocks: vec![(n, None)],
             per_index: 1,
             lean_per_index: None,
-            paged_stored: Some(dtz::symmetric_paged_stored(fixed, [n, 0])),
+            paged_stored: dtz::symmetric_paged_stored(fixed, [n, 0]),
             symmetric: true,
             own_values: n,
             own_headers: headers(&target, "rtbw", wdl_sides),
@@ -249,7 +249,7 @@ pub fn sweep_memory_estimate(
                 .collect(),
             per_index: 4,
             lean_per_index: dtz::lean_per_index(target.has_pawns()),
-            paged_stored: None,
+            paged_stored: Vec::new(),
             symmetric: false,
             own_values: 2 * n,
             own_headers: headers(&target, "rtbw", wdl_sides),
@@ -976,8 +976,10 @@ mod tests {
     /// stored side only, colour-flipped, anywhere in the table; KPvKP's
     /// pawn moves too), and tables without symmetry whose pass 3 searches
     /// the stored side's values, also with their unstored side worked out
-    /// again where read. The plan picks it for a symmetric table where the
-    /// whole sweep does not fit and it does (KNN v KNN).
+    /// again where read; and symmetric tables whose pass 1 reads the WDL
+    /// file's values through such pages too. The plan picks these for a
+    /// symmetric table where the whole sweep does not fit and they do (KNN
+    /// v KNN, also within 2 GB).
     #[test]
     fn stored_dtz_decoded_where_read_gives_the_whole_sweep() {
         let dir = crate::tables::reader::tests::tables_dir();
@@ -986,14 +988,18 @@ mod tests {
         for name in ["KQvKQ", "KRvKR", "KPvKP", "KQvKR", "KRvKN", "KBNvK"] {
             let (material, plans, whole) = raw_and_whole(&inv, name);
             let symmetric = name[..name.len() / 2] == name[name.len() / 2 + 1..];
-            let leans: &[bool] = if symmetric { &[false] } else { &[false, true] };
-            for &lean in leans {
+            // Symmetric: with pass 1's WDL values paged too, or not;
+            // else with the unstored side worked out again, or not.
+            for other in [false, true] {
                 let mut sweep = open_sweep(&inv, &material).unwrap();
                 let (mut plan, flags) = sweep.memory_plan(None);
-                plan.recomputes_unstored = lean;
+                plan.recomputes_unstored = other && !symmetric;
                 sweep.hold(&plan, &flags).unwrap();
                 sweep.page_stored_dtz(budget, page_len);
-                let label = format!("{name}, unstored side worked out again: {lean}");
+                if other && symmetric {
+                    sweep.page_wdl(budget, page_len);
+                }
+                let label = format!("{name}, the other paged or worked out again: {other}");
                 assert_held_gives_whole(sweep, &plans, &whole, &label);
             }
         }
@@ -1012,6 +1018,10 @@ mod tests {
         let (plan, _) = sweep.memory_plan(Some(full.bytes - 1));
         assert!(plan.stored_page_bytes > 0 && plan.within, "{plan:?}");
         assert!(plan.page_bytes == 0 && plan.bytes < full.bytes, "{plan:?}");
+        assert_eq!(plan.wdl_page_bytes, 0, "{plan:?}");
+        // Within 2 GB (issue 44's limit for it), its WDL values paged too.
+        let (plan, _) = sweep.memory_plan(Some(2_000_000_000));
+        assert!(plan.within && plan.wdl_page_bytes > 0, "{plan:?}");
     }
 
     #[test]

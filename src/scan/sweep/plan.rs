@@ -42,6 +42,11 @@ pub struct SweepMemoryPlan {
     /// page by page, where read (a symmetric pawnless table that does not
     /// fit otherwise).
     pub stored_page_bytes: u64,
+    /// The budget of pass 1's pages of the scanned table's WDL values (0:
+    /// none; pass 1 holds them). Where not 0, the stored side's DTZ is
+    /// paged too (a symmetric pawnless table that does not fit with
+    /// pass 1's values held, packed).
+    pub wdl_page_bytes: u64,
 }
 
 impl SweepMemoryPlan {
@@ -69,9 +74,10 @@ pub(crate) struct OwnCost {
     /// so; see [`SweepMemoryPlan::recomputes_unstored`]).
     pub(crate) lean_per_index: Option<u64>,
     /// What the table takes where its stored side's DTZ is decoded page
-    /// by page where read, none held (`None`: the table is never swept
-    /// so; see [`SweepMemoryPlan::stored_page_bytes`]).
-    pub(crate) paged_stored: Option<PagedStored>,
+    /// by page where read, none held, each way it can be swept so, the
+    /// quicker first (none: never; see
+    /// [`SweepMemoryPlan::stored_page_bytes`]).
+    pub(crate) paged_stored: Vec<PagedStored>,
     /// Symmetric material: one chunk of every block.
     pub(crate) symmetric: bool,
     /// The scanned table's WDL values decoded whole (both sides), the cost
@@ -96,6 +102,8 @@ pub(crate) struct PagedStored {
     pub(crate) per_index: u64,
     /// The pages' budget.
     pub(crate) page_bytes: u64,
+    /// The budget of pass 1's pages of the WDL values (0: held).
+    pub(crate) wdl_page_bytes: u64,
 }
 
 /// How the scanned table's DTZ bytes are held (see [`plan_slices`]).
@@ -197,6 +205,7 @@ pub(crate) fn plan_slices(
         plan.recomputes_unstored = dtz == OwnDtz::StoredOnly;
         if let OwnDtz::Paged(paged) = dtz {
             plan.stored_page_bytes = paged.page_bytes;
+            plan.wdl_page_bytes = paged.wdl_page_bytes;
         }
         (plan, whole)
     };
@@ -209,19 +218,25 @@ pub(crate) fn plan_slices(
     // tables) can, and costs less time: it comes first. Decoding the
     // stored side's where read saves as much for symmetric material, at
     // the cost of decoding pages again.
+    // The first way within the limit, else the least.
     let mut dtz_modes = Vec::new();
     if own.lean_per_index.is_some() {
         dtz_modes.push(OwnDtz::StoredOnly);
     }
-    if let Some(paged) = own.paged_stored {
-        dtz_modes.push(OwnDtz::Paged(paged));
-    }
+    dtz_modes.extend(own.paged_stored.iter().map(|&p| OwnDtz::Paged(p)));
+    let mut least_lean: Option<(SweepMemoryPlan, Vec<bool>)> = None;
     for mode in dtz_modes {
         let mut lean = at(0, mode);
         lean.0.whole_bytes = whole.0.whole_bytes;
-        if lean.0.within || lean.0.bytes < whole.0.bytes {
+        if lean.0.within {
             return lean;
         }
+        if lean.0.bytes < least_lean.as_ref().map_or(whole.0.bytes, |l| l.0.bytes) {
+            least_lean = Some(lean);
+        }
+    }
+    if let Some(lean) = least_lean {
+        return lean;
     }
     if whole.0.within || own.max_radix() == 0 {
         return whole;
@@ -287,6 +302,7 @@ pub(crate) fn plan_memory(
                 lead_digits: 0,
                 recomputes_unstored: false,
                 stored_page_bytes: 0,
+                wdl_page_bytes: 0,
             };
             return (plan, all_whole);
         }
@@ -320,6 +336,7 @@ pub(crate) fn plan_memory(
             lead_digits: 0,
             recomputes_unstored: false,
             stored_page_bytes: 0,
+            wdl_page_bytes: 0,
         };
         return (plan, all_whole);
     }
@@ -337,6 +354,7 @@ pub(crate) fn plan_memory(
         lead_digits: 0,
         recomputes_unstored: false,
         stored_page_bytes: 0,
+        wdl_page_bytes: 0,
     };
     (plan, whole)
 }
@@ -424,7 +442,7 @@ mod tests {
             blocks: vec![(600 * M, Some(6)), (600 * M, Some(6))],
             per_index: 4,
             lean_per_index: None,
-            paged_stored: None,
+            paged_stored: Vec::new(),
             symmetric: false,
             own_values: 2400 * M,
             own_headers: 0,
@@ -480,7 +498,7 @@ mod tests {
             blocks: vec![(900 * M, None)],
             per_index: 4,
             lean_per_index: Some(3),
-            paged_stored: None,
+            paged_stored: Vec::new(),
             symmetric: false,
             own_values: 1800 * M,
             own_headers: 0,
@@ -513,18 +531,28 @@ mod tests {
     /// A symmetric pawnless table of 900 MiB indices (a code byte each),
     /// whose pass 1 holds the whole WDL file's 900 MiB values a byte each,
     /// or packed two to a byte where its stored DTZ is paged (450 MiB, as
-    /// much as its pages then take), beside the closure of [`tables`].
+    /// much as its pages then take), or pages them too (128 MiB of pages
+    /// for each pass), beside the closure of [`tables`].
     fn symmetric_pawnless_table() -> OwnCost {
         OwnCost {
             fixed: 10 * M + 900 * M,
             blocks: vec![(900 * M, None)],
             per_index: 1,
             lean_per_index: None,
-            paged_stored: Some(PagedStored {
-                fixed: 10 * M + 450 * M,
-                per_index: 1,
-                page_bytes: 450 * M,
-            }),
+            paged_stored: vec![
+                PagedStored {
+                    fixed: 10 * M + 450 * M,
+                    per_index: 1,
+                    page_bytes: 450 * M,
+                    wdl_page_bytes: 0,
+                },
+                PagedStored {
+                    fixed: 10 * M + 128 * M,
+                    per_index: 1,
+                    page_bytes: 128 * M,
+                    wdl_page_bytes: 128 * M,
+                },
+            ],
             symmetric: true,
             own_values: 900 * M,
             own_headers: 0,
@@ -545,10 +573,22 @@ mod tests {
         assert_eq!(whole, [false, true, true]);
         assert!(plan.within && !plan.recomputes_unstored);
         assert_eq!(plan.whole_bytes, 2710 * M, "the sweep that holds it");
-        // Below 1360 + 64 MiB: the least plan, refused.
+        assert_eq!(plan.wdl_page_bytes, 0, "pass 1 holds its values");
+        // 1300 MiB: below 1360 + 64, so pass 1 pages its WDL values too
+        // (138 + 900), and of the closure's 262 MiB of room, B whole and
+        // 162 of pages.
+        let (plan, whole) = plan_slices(&symmetric_pawnless_table(), &tables(), Some(1300 * M));
+        assert_eq!(
+            (plan.stored_page_bytes, plan.wdl_page_bytes),
+            (128 * M, 128 * M)
+        );
+        assert_eq!((plan.bytes, plan.page_bytes), (1300 * M, 162 * M));
+        assert_eq!(whole, [false, true, false]);
+        assert!(plan.within);
+        // Below 1038 + 64 MiB: the least plan, refused.
         let (plan, _) = plan_slices(&symmetric_pawnless_table(), &tables(), Some(1000 * M));
-        assert_eq!(plan.bytes, 1360 * M + MIN_PAGE_BYTES);
-        assert!(!plan.within && plan.stored_page_bytes == 450 * M);
+        assert_eq!(plan.bytes, 1038 * M + MIN_PAGE_BYTES);
+        assert!(!plan.within && plan.wdl_page_bytes == 128 * M);
     }
 
     #[test]

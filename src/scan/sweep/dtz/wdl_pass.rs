@@ -21,6 +21,15 @@ impl Sweep {
     pub(crate) fn pass_wdl(&self, progress: &Progress) -> Result<()> {
         // Symmetric material looks its WDL up in the whole file; otherwise
         // a block reads only its own WDL sub-tables, decoded per block.
+        if self.symmetric && self.wdl_page_bytes > 0 {
+            let paged =
+                wdl_pages::PagedWdl::new(&self.wdl_file, self.wdl_page_bytes, self.wdl_page_len);
+            for b in &self.blocks[self.chunk.clone()] {
+                self.pass_wdl_block(b, &paged, progress)?;
+                paged.failure()?;
+            }
+            return Ok(());
+        }
         if self.symmetric && self.pages_stored() {
             // Packed: the plan counts half a byte per value here.
             let whole = self.raw_wdl::<true>(None)?;
@@ -44,10 +53,10 @@ impl Sweep {
     }
 
     /// Pass 1 on block `b`, whose stored WDL values `raw` holds.
-    fn pass_wdl_block<const P: bool>(
+    fn pass_wdl_block<R: StoredWdlValues>(
         &self,
         b: &Block,
-        raw: &RawWdl<P>,
+        raw: &R,
         progress: &Progress,
     ) -> Result<()> {
         if let Some(mover) = b.mover {
@@ -113,12 +122,12 @@ impl Sweep {
     /// indices are worked out once per run of the mover (see
     /// [`crate::tables::reader::Encoding::mover`]), not encoded per placement.
     #[allow(clippy::too_many_arguments)]
-    fn walk_unit_mover<const P: bool>(
+    fn walk_unit_mover<R: StoredWdlValues>(
         &self,
         b: &Block,
         mover: Mover,
         unit: u64,
-        raw: &RawWdl<P>,
+        raw: &R,
         memo: &mut [(u64, CaptureMemo)],
         progress: &Progress,
     ) -> Result<()> {
@@ -279,9 +288,9 @@ impl Sweep {
     /// The stored WDL of a legal placement for one side to move (pass 1),
     /// captures not yet applied.
     #[inline]
-    fn stored_wdl<const P: bool>(
+    fn stored_wdl<R: StoredWdlValues>(
         &self,
-        raw: &RawWdl<P>,
+        raw: &R,
         b: &Block,
         half: usize,
         local: usize,
@@ -317,9 +326,9 @@ impl Sweep {
     /// WDL sub-tables share the leading group (`map`: see
     /// [`Block::shared_lead`]).
     #[inline]
-    fn stored_wdl_shared<const P: bool>(
+    fn stored_wdl_shared<R: StoredWdlValues>(
         &self,
-        raw: &RawWdl<P>,
+        raw: &R,
         b: &Block,
         map: &[u8; MAX],
         pos: &Pos,

@@ -39,13 +39,13 @@ pub struct SweepMemoryPlan {
     /// The budget of the pages of the stored side's DTZ (0: none; the
     /// sweep holds a byte per index). Where not 0, the sweep keeps no DTZ
     /// byte of the side the DTZ file stores: it decodes it from the file,
-    /// page by page, where read (a symmetric pawnless table that does not
-    /// fit otherwise).
+    /// page by page, where read (a symmetric table that does not fit
+    /// otherwise).
     pub stored_page_bytes: u64,
     /// The budget of pass 1's pages of the scanned table's WDL values (0:
     /// none; pass 1 holds them). Where not 0, the stored side's DTZ is
-    /// paged too (a symmetric pawnless table that does not fit with
-    /// pass 1's values held, packed).
+    /// paged too (a symmetric table that does not fit with pass 1's
+    /// values held, packed).
     pub wdl_page_bytes: u64,
 }
 
@@ -165,8 +165,9 @@ pub(crate) fn slice_digits(radix: u64, digits: u64) -> Vec<std::ops::Range<u64>>
 /// Plans a sweep within `limit`: whole sub-tables while they fit with the
 /// closure whole; else, for a pawnless table without symmetry, the
 /// unstored side's DTZ worked out where read instead of held (its closure
-/// then as [`plan_memory`] plans it); else, for a symmetric pawnless
-/// table, its stored DTZ decoded page by page where read; else whole sub-tables with the
+/// then as [`plan_memory`] plans it); else, for a symmetric table, its
+/// stored DTZ decoded page by page where read (the first way of
+/// [`OwnCost::paged_stored`] within the limit); else whole sub-tables with the
 /// closure paged (as [`plan_memory`] plans it); else a pawn table's
 /// sub-tables cut into slices of as many leading-pawn digits as fit, the scanned table's own
 /// WDL values then read as one more table of the closure (last in the
@@ -217,8 +218,8 @@ pub(crate) fn plan_slices(
     // than paging a pawnless table's closure (its captures' smaller
     // tables) can, and costs less time: it comes first. Decoding the
     // stored side's where read saves as much for symmetric material, at
-    // the cost of decoding pages again.
-    // The first way within the limit, else the least.
+    // the cost of decoding pages again. The first way within the limit
+    // is taken, else the least.
     let mut dtz_modes = Vec::new();
     if own.lean_per_index.is_some() {
         dtz_modes.push(OwnDtz::StoredOnly);

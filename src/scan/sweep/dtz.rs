@@ -149,6 +149,22 @@ pub(crate) fn decode_mag(half: usize, wdl: u8, code: u8) -> i32 {
     }
 }
 
+/// The error of a raw DTZ `v` that [`encode_mag`] cannot hold, for side
+/// `half` of an index whose code is `code`. Out of line: pass 2 checks
+/// every value, and the check stays small.
+#[cold]
+#[inline(never)]
+fn mag_out_of_range(half: usize, code: u8, v: i16) -> Error {
+    Error::inconsistent(
+        "the sweep",
+        format!(
+            "raw DTZ {v} of WDL class {} ({} side) out of the sweep's range",
+            code & 7,
+            if half == 0 { "stored" } else { "unstored" }
+        ),
+    )
+}
+
 /// DTZ of a zeroing best move for a decisive class.
 #[inline]
 fn zero_score(w: u8) -> i16 {
@@ -1046,6 +1062,7 @@ impl Sweep {
     /// # Errors
     ///
     /// A value [`encode_mag`] cannot hold.
+    #[inline]
     fn store_raw(&self, half: usize, j: usize, v: i16, rounded: bool) -> Result<()> {
         if v == 0 || v == DTZ_MATED {
             return Ok(());
@@ -1070,22 +1087,17 @@ impl Sweep {
     /// # Errors
     ///
     /// A value [`encode_mag`] cannot hold.
+    #[inline]
     fn mag_byte(&self, half: usize, j: usize, v: i16) -> Result<u8> {
         if v == 0 || v == DTZ_MATED {
             return Ok(0);
         }
         let code = self.code(j, half);
         let m = i32::from(v).abs();
-        encode_mag(half, code & 7, m).ok_or_else(|| {
-            Error::inconsistent(
-                "the sweep",
-                format!(
-                    "raw DTZ {v} of WDL class {} ({} side) out of the sweep's range",
-                    code & 7,
-                    if half == 0 { "stored" } else { "unstored" }
-                ),
-            )
-        })
+        match encode_mag(half, code & 7, m) {
+            Some(byte) => Ok(byte),
+            None => Err(mag_out_of_range(half, code, v)),
+        }
     }
 
     /// The cell of global index `j` in the window's arrays. Every index the

@@ -18,23 +18,26 @@ pub(crate) struct StoredPages {
     pages: ValuePages,
     /// Their budget in bytes (a byte per index).
     budget: u64,
-    /// Indices per page.
-    page_len: u64,
+    /// Indices per page, a power of two: its exponent, so that finding an
+    /// index's page is a shift (the count looks one up per index).
+    page_shift: u32,
 }
 
 impl StoredPages {
-    /// Pages of `page_len` indices within `budget` bytes.
+    /// Pages of `page_len` indices (rounded down to a power of two)
+    /// within `budget` bytes.
     pub(crate) fn new(budget: u64, page_len: u64) -> StoredPages {
+        let page_shift = page_len.max(1).ilog2();
         StoredPages {
-            pages: ValuePages::with_page_len(budget, page_len),
+            pages: ValuePages::with_page_len(budget, 1 << page_shift),
             budget,
-            page_len,
+            page_shift,
         }
     }
 
     /// The same budget and length, no page held: for a new window.
     pub(crate) fn emptied(&self) -> StoredPages {
-        StoredPages::new(self.budget, self.page_len)
+        StoredPages::new(self.budget, 1 << self.page_shift)
     }
 }
 
@@ -54,9 +57,9 @@ impl Sweep {
         let k = self.block_index_at(j);
         let b = &self.blocks[k];
         let local = (j - b.base) as u64;
-        let page = local / pages.page_len;
-        let first = page * pages.page_len;
-        let last = (first + pages.page_len).min(b.len as u64);
+        let page = local >> pages.page_shift;
+        let first = page << pages.page_shift;
+        let last = (first + (1 << pages.page_shift)).min(b.len as u64);
         let byte = pages.pages.with_page(
             k as u32,
             0,

@@ -19,19 +19,22 @@ use crate::{
 pub(super) struct PagedWdl<'a> {
     file: &'a SweepTable,
     pages: ValuePages,
-    /// Indices per page.
-    page_len: u64,
+    /// Indices per page, a power of two: its exponent (pass 1 looks a
+    /// page up per value).
+    page_shift: u32,
     /// The first error of a page's decoding (see [`StoredWdlValues::get`]).
     failed: Mutex<Option<Error>>,
 }
 
 impl<'a> PagedWdl<'a> {
-    /// Pages of `page_len` of `file`'s values within `budget` bytes.
+    /// Pages of `page_len` (rounded down to a power of two) of `file`'s
+    /// values within `budget` bytes.
     pub(super) fn new(file: &'a SweepTable, budget: u64, page_len: u64) -> PagedWdl<'a> {
+        let page_shift = page_len.max(1).ilog2();
         PagedWdl {
             file,
-            pages: ValuePages::with_page_len(budget, page_len),
-            page_len,
+            pages: ValuePages::with_page_len(budget, 1 << page_shift),
+            page_shift,
             failed: Mutex::new(None),
         }
     }
@@ -53,10 +56,10 @@ impl<'a> PagedWdl<'a> {
 impl StoredWdlValues for PagedWdl<'_> {
     #[inline]
     fn get(&self, side: Color, idx: u64) -> u8 {
-        let page = idx / self.page_len;
-        let first = page * self.page_len;
+        let page = idx >> self.page_shift;
+        let first = page << self.page_shift;
         let decode = || -> Result<Vec<u8>> {
-            let last = (first + self.page_len).min(self.file.index_len(side));
+            let last = (first + (1 << self.page_shift)).min(self.file.index_len(side));
             let mut values = vec![0u8; last.saturating_sub(first) as usize];
             self.file
                 .decode(side, first..last, &mut values)

@@ -110,16 +110,16 @@ impl ValuePages {
     ) -> Result<R> {
         let key = (table, side, page);
         LAST_PAGE.with(|last| {
-            let mut last = last.borrow_mut();
-            match &*last {
-                Some((id, held, values)) if *id == self.id && *held == key => Ok(f(values)),
-                _ => {
-                    let values = self.page(table, side, page, decode)?;
-                    let out = f(&values);
-                    *last = Some((self.id, key, values));
-                    Ok(out)
+            if let Some((id, held, values)) = &*last.borrow() {
+                if *id == self.id && *held == key {
+                    return Ok(f(values));
                 }
             }
+            // Not borrowed while decoding, which may read other pages.
+            let values = self.page(table, side, page, decode)?;
+            let out = f(&values);
+            *last.borrow_mut() = Some((self.id, key, values));
+            Ok(out)
         })
     }
 
@@ -250,6 +250,17 @@ mod tests {
         assert_eq!(decodes.load(Ordering::Relaxed), 1);
         assert_eq!(read(&two, 7), 7);
         assert_eq!(decodes.load(Ordering::Relaxed), 2);
+        // A decode may read another page through the same thread's cache.
+        let nested = one
+            .with_page(
+                0,
+                1,
+                9,
+                || Ok(vec![read(&two, 8); 4]),
+                |values| values[0].load(Ordering::Relaxed),
+            )
+            .unwrap();
+        assert_eq!(nested, 7, "page 3 of the second set, held");
     }
 
     /// With two pages a shard, a page used since it came in survives the

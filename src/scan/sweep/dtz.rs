@@ -442,8 +442,7 @@ pub(crate) fn lean_per_index(has_pawns: bool) -> Option<u64> {
 /// What a symmetric table takes with its stored DTZ paged (see
 /// [`OwnCost::paged_stored`]) besides a code byte per index, `fixed`
 /// bytes apart, where its WDL file holds `values` indices per side to
-/// move: pass 1 packs the file's values two to a byte, and the later
-/// passes' pages may take as much (within the pages' least and most).
+/// move, each way it can be swept so.
 ///
 /// Two ways, the quicker first: pass 1 packs the file's values two to a
 /// byte, and the later passes' pages may take as much (within the pages'

@@ -74,11 +74,15 @@ pub struct MemoryNeeds {
     pub scan_recomputes_unstored: bool,
     /// The budget of the pages the scan decodes its stored side's DTZ
     /// into where it reads it, holding none, to fit (0: none; a
-    /// symmetric table that does not fit otherwise).
+    /// table that does not fit otherwise).
     pub scan_stored_dtz_page_bytes: u64,
     /// The budget of the pages the scan's first pass reads the table's
     /// WDL values through, holding none, to fit (0: none).
     pub scan_wdl_page_bytes: u64,
+    /// Whether the scan, to fit, packs its WDL codes five bits each
+    /// instead of a byte (a table whose stored DTZ and WDL values are
+    /// paged and that does not fit otherwise).
+    pub scan_packed_wdl_codes: bool,
     /// The solver's bound for `solve MATERIAL --metric M`, in bytes, by
     /// metric (`dtz`, `dtm`, `dtr`); empty when the solver does not take
     /// the material.

@@ -301,9 +301,15 @@ fn memory_text(out: &mut impl Write, n: &MemoryNeeds) -> io::Result<()> {
         )?;
     }
     if n.scan_recomputes_unstored {
+        // The bytes an index hold only where the stored side's are held.
+        let lean = if n.scan_stored_dtz_page_bytes == 0 {
+            " (3 bytes an index, not 4)"
+        } else {
+            ""
+        };
         writeln!(
             out,
-            "    its unstored side's DTZ not held: worked out again where read (3 bytes an index, not 4)"
+            "    its unstored side's DTZ not held: worked out again where read{lean}"
         )?;
     }
     if n.scan_stored_dtz_page_bytes > 0 {
@@ -319,6 +325,9 @@ fn memory_text(out: &mut impl Write, n: &MemoryNeeds) -> io::Result<()> {
             "    its WDL values not held: read from the file where needed, within {} of pages",
             human_bytes(n.scan_wdl_page_bytes)
         )?;
+    }
+    if n.scan_packed_wdl_codes {
+        writeln!(out, "    its WDL codes packed: 5 bits each, not a byte")?;
     }
     if n.scan_page_bytes > 0 {
         writeln!(

@@ -148,6 +148,7 @@ fn cmd_scan_plan(global: &Global, cmd: &ScanCommand, out: &mut impl Write) -> Ru
                     "recomputes_unstored": memory.recomputes_unstored,
                     "stored_dtz_page_bytes": memory.stored_page_bytes,
                     "wdl_page_bytes": memory.wdl_page_bytes,
+                    "packed_wdl_codes": memory.packed_codes,
                     "fits": memory.within,
                 }),
             )?;

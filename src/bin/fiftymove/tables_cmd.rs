@@ -116,6 +116,7 @@ fn memory_needs(inv: &Inventory, material: &Material, limit: MemoryLimit) -> Mem
         scan_recomputes_unstored: scan.recomputes_unstored,
         scan_stored_dtz_page_bytes: scan.stored_page_bytes,
         scan_wdl_page_bytes: scan.wdl_page_bytes,
+        scan_packed_wdl_codes: scan.packed_codes,
         solve_bytes,
         solve_fits,
         solve_refused: (!takes).then(|| {

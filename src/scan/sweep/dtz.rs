@@ -30,11 +30,14 @@ use std::sync::atomic::{
 use rayon::prelude::*;
 use shakmaty::Color;
 
+mod codes;
 mod settle;
 mod stored_pages;
 mod wdl_pages;
 mod wdl_pass;
 
+pub(crate) use codes::code_bytes;
+use codes::Codes;
 use stored_pages::StoredPages;
 
 use super::{
@@ -325,8 +328,12 @@ pub(crate) struct Sweep {
     block_of_sub: Vec<usize>,
     /// WDL codes per global index of the window, [`Sweep::code_halves`]
     /// each: stored side, then unstored side. From pass 2 on they also
-    /// carry [`ROUNDED`], [`PENDING`] and [`PLUS`].
-    w: Vec<AtomicU8>,
+    /// carry [`ROUNDED`], [`PENDING`] and [`PLUS`]. Packed where the plan
+    /// says so ([`Sweep::hold`]).
+    w: Codes,
+    /// Whether the window's codes are packed (see
+    /// [`SweepMemoryPlan::packed_codes`]); set by [`Sweep::hold`].
+    packed_codes: bool,
     /// The chunk of blocks whose values `w` and `mag` hold (see
     /// [`Sweep::chunks`]); the passes work on its blocks.
     chunk: std::ops::Range<usize>,
@@ -440,31 +447,61 @@ pub(crate) fn lean_per_index(has_pawns: bool) -> Option<u64> {
 }
 
 /// What a symmetric table takes with its stored DTZ paged (see
-/// [`OwnCost::paged_stored`]) besides a code byte per index, `fixed`
-/// bytes apart, where its WDL file holds `values` indices per side to
-/// move, each way it can be swept so.
+/// [`OwnCost::paged_stored`]) besides its code per index, `fixed` bytes
+/// apart, where its WDL file holds `values` indices per side to move, each
+/// way it can be swept so.
 ///
-/// Two ways, the quicker first: pass 1 packs the file's values two to a
+/// Three ways, the quicker first: pass 1 packs the file's values two to a
 /// byte, and the later passes' pages may take as much (within the pages'
 /// least and most); or, where that does not fit either, pass 1 reads the
-/// WDL values page by page too, each within [`LEAST_PAGED_BYTES`].
+/// WDL values page by page too, each within [`LEAST_PAGED_BYTES`]; or,
+/// where that does not fit either, the codes are packed too.
 pub(crate) fn symmetric_paged_stored(fixed: u64, values: [u64; 2]) -> Vec<PagedStored> {
     let packed = values[0].div_ceil(2) + values[1].div_ceil(2);
     let page_bytes = packed.clamp(MIN_PAGE_BYTES, MAX_PAGE_BYTES);
+    let both_paged = |packed_codes| PagedStored {
+        fixed: fixed.saturating_add(LEAST_PAGED_BYTES),
+        codes_per_index: 1,
+        packed_codes,
+        recomputes_unstored: false,
+        page_bytes: LEAST_PAGED_BYTES,
+        wdl_page_bytes: LEAST_PAGED_BYTES,
+    };
     vec![
         PagedStored {
             fixed: fixed.saturating_add(packed.max(page_bytes)),
-            per_index: 1,
+            codes_per_index: 1,
+            packed_codes: false,
+            recomputes_unstored: false,
             page_bytes,
             wdl_page_bytes: 0,
         },
-        PagedStored {
+        both_paged(false),
+        both_paged(true),
+    ]
+}
+
+/// What a pawnless table without symmetry takes where even its lean sweep
+/// ([`lean_per_index`]) does not fit, `fixed` bytes apart: its unstored
+/// side's DTZ worked out where read, its stored side's decoded page by
+/// page where read, pass 1's WDL values read page by page, each within
+/// [`LEAST_PAGED_BYTES`], and its two codes per index a byte each or, where
+/// that does not fit either, packed. None for a pawn table (`has_pawns`):
+/// it is cut by its pawns instead.
+pub(crate) fn asymmetric_paged_stored(has_pawns: bool, fixed: u64) -> Vec<PagedStored> {
+    if has_pawns {
+        return Vec::new();
+    }
+    [false, true]
+        .map(|packed_codes| PagedStored {
             fixed: fixed.saturating_add(LEAST_PAGED_BYTES),
-            per_index: 1,
+            codes_per_index: 2,
+            packed_codes,
+            recomputes_unstored: true,
             page_bytes: LEAST_PAGED_BYTES,
             wdl_page_bytes: LEAST_PAGED_BYTES,
-        },
-    ]
+        })
+        .to_vec()
 }
 
 /// The budget of the stored DTZ's pages, and of pass 1's WDL pages, where
@@ -613,7 +650,8 @@ impl Sweep {
             closure,
             blocks,
             block_of_sub,
-            w: Vec::new(),
+            w: Codes::empty(),
+            packed_codes: false,
             chunk: 0..0,
             slice: None,
             whole_layouts: (dtz_layout_whole, wdl_layout_whole),
@@ -678,10 +716,7 @@ impl Sweep {
             blocks,
             per_index: 4,
             lean_per_index: lean_per_index(self.dtz.has_pawns),
-            // Pass 1 takes 3 bytes an index anyway (both codes and both
-            // sides' WDL values, packed): paging the stored DTZ would save
-            // nothing over the lean sweep.
-            paged_stored: Vec::new(),
+            paged_stored: asymmetric_paged_stored(self.dtz.has_pawns, fixed),
             symmetric: false,
             own_values,
             own_headers: self.wdl_file.header_bound(),
@@ -715,6 +750,7 @@ impl Sweep {
         self.stored_pages = (plan.stored_page_bytes > 0)
             .then(|| StoredPages::new(plan.stored_page_bytes, PAGE_LEN));
         self.wdl_page_bytes = plan.wdl_page_bytes;
+        self.packed_codes = plan.packed_codes;
         if plan.lead_digits > 0 {
             let file =
                 SweepTable::open(self.wdl_file.path(), TableKind::Wdl).map_err(table_error)?;
@@ -747,6 +783,13 @@ impl Sweep {
     pub(crate) fn page_wdl(&mut self, budget: u64, page_len: u64) {
         self.wdl_page_bytes = budget;
         self.wdl_page_len = page_len;
+    }
+
+    /// Packs the WDL codes five bits each (for tests, as
+    /// [`Sweep::page_stored_dtz`]).
+    #[cfg(test)]
+    pub(crate) fn pack_codes(&mut self) {
+        self.packed_codes = true;
     }
 
     /// Whether the stored side's DTZ is decoded page by page where read.
@@ -929,17 +972,44 @@ impl Sweep {
     /// unstored, which symmetric material does not have).
     #[inline]
     pub(crate) fn code(&self, j: usize, half: usize) -> u8 {
-        debug_assert!(half < self.code_halves());
-        self.w[self.cell(j) * self.code_halves() + half].load(Relaxed)
+        self.code_with(j, half, Relaxed)
     }
 
-    /// The WDL codes (stored side, then unstored side unless the material
-    /// is symmetric) of global index `j`, which the window holds.
+    /// [`Sweep::code`] loaded with ordering `order`.
     #[inline]
-    pub(crate) fn codes(&self, j: usize) -> &[AtomicU8] {
-        let halves = self.code_halves();
-        let at = self.cell(j) * halves;
-        &self.w[at..at + halves]
+    fn code_with(&self, j: usize, half: usize, order: std::sync::atomic::Ordering) -> u8 {
+        debug_assert!(half < self.code_halves());
+        self.w.load(self.cell(j) * self.code_halves() + half, order)
+    }
+
+    /// Writes the code of global index `j` and side `half` (pass 1).
+    #[inline]
+    fn set_code(&self, j: usize, half: usize, code: u8) {
+        self.w.store(self.cell(j) * self.code_halves() + half, code);
+    }
+
+    /// Sets the bits `set` of the code of global index `j` and side
+    /// `half`, then clears `clear`, in one atomic update with `order`.
+    #[inline]
+    fn update_code(
+        &self,
+        j: usize,
+        half: usize,
+        set: u8,
+        clear: u8,
+        order: std::sync::atomic::Ordering,
+    ) {
+        let i = self.cell(j) * self.code_halves() + half;
+        self.w.update(i, set, clear, order);
+    }
+
+    /// Whether every code the passes wrote was held (see [`Codes::check`]).
+    ///
+    /// # Errors
+    ///
+    /// A code the packed codes cannot hold was written.
+    pub(crate) fn codes_held(&self) -> Result<()> {
+        self.w.check()
     }
 
     /// How many WDL codes an index has: 1 for symmetric material (one
@@ -1075,7 +1145,7 @@ impl Sweep {
             self.mag[half][self.cell(j)].store(byte, Relaxed);
         }
         if rounded {
-            self.codes(j)[half].fetch_or(ROUNDED | PENDING, Relaxed);
+            self.update_code(j, half, ROUNDED | PENDING, 0, Relaxed);
         }
         Ok(())
     }
@@ -1162,7 +1232,7 @@ impl Sweep {
     /// A slice of a block whose WDL sub-tables do not share its leading
     /// pawns.
     pub(crate) fn open_window(&mut self, chunk: Chunk) -> Result<()> {
-        self.w = Vec::new();
+        self.w = Codes::empty();
         self.mag = [Vec::new(), Vec::new()];
         self.stored_pages = self.stored_pages.as_ref().map(StoredPages::emptied);
         if self.slice.take().is_some() {
@@ -1180,12 +1250,7 @@ impl Sweep {
         self.chunk = chunk.blocks;
         // Written out of index order (see `Encoding::walk`): atomics let
         // the units share the vector; relaxed stores are plain stores.
-        // Filled by all threads: the first touch of its pages is a good
-        // part of the cost.
-        self.w = (0..span.len() * self.code_halves())
-            .into_par_iter()
-            .map(|_| AtomicU8::new(ILLEGAL))
-            .collect();
+        self.w = Codes::new(span.len() * self.code_halves(), self.packed_codes);
         Ok(())
     }
 

@@ -29,7 +29,10 @@
 //! see `dtz::encode_mag`). A pawnless table that does not fit so keeps
 //! only the stored side's, and works the other side's out again, by pass
 //! 3's one-ply search, wherever it is read (`recomputes_unstored` in the
-//! plan): 3 bytes per index.
+//! plan): 3 bytes per index. Where that does not fit either, the stored
+//! side's DTZ is decoded from the file page by page where read, pass 1
+//! reads the WDL values through pages, and, last, the WDL codes are packed
+//! five bits each (`dtz::codes`): 2/3 of a byte per index and side.
 //!
 //! The tables that captures and promotions reach (the closure) take 1 byte
 //! per index and side decoded whole, or, under a memory limit they do not
@@ -249,7 +252,7 @@ pub fn sweep_memory_estimate(
                 .collect(),
             per_index: 4,
             lean_per_index: dtz::lean_per_index(target.has_pawns()),
-            paged_stored: Vec::new(),
+            paged_stored: dtz::asymmetric_paged_stored(target.has_pawns(), fixed),
             symmetric: false,
             own_values: 2 * n,
             own_headers: headers(&target, "rtbw", wdl_sides),
@@ -366,13 +369,16 @@ fn sweep_held(
         };
         sweep.open_window(chunk)?;
         sweep.pass_wdl(&progress)?;
+        sweep.codes_held()?;
         lap(&format!("{part}: wdl"));
         sweep.open_dtz();
         sweep.pass_stored(&progress)?;
         lap(&format!("{part}: stored dtz"));
         sweep.pass_unstored(&progress)?;
+        sweep.codes_held()?;
         lap(&format!("{part}: unstored dtz"));
         let (a, b) = sweep.settle_all(&progress)?;
+        sweep.codes_held()?;
         lap(&format!(
             "{part}: rounding settled ({a} stored, {b} unstored)"
         ));
@@ -1022,6 +1028,52 @@ mod tests {
         // Within 2 GB (issue 44's limit for it), its WDL values paged too.
         let (plan, _) = sweep.memory_plan(Some(2_000_000_000));
         assert!(plan.within && plan.wdl_page_bytes > 0, "{plan:?}");
+    }
+
+    /// A sweep that packs its WDL codes five bits each, twelve to a word
+    /// written by compare-and-swap, gives the sweep that holds a byte each,
+    /// byte for byte (raw placements and longest positions included): with
+    /// everything else held, and with everything it can page paged (the
+    /// stored DTZ and pass 1's WDL values through pages of 1,024 indices,
+    /// the unstored side's DTZ worked out again where read), as the plan
+    /// takes it for the largest 6-piece tables. Symmetric tables (KPvKP's
+    /// pawn moves too), and tables without symmetry whose rounded values
+    /// are settled by parity (KQvKR, KBNvK) or by search (KRvKN). The plan
+    /// packs KNN v KNN's codes within 1.5 GB.
+    #[test]
+    fn packed_codes_give_the_whole_sweep() {
+        let dir = crate::tables::reader::tests::tables_dir();
+        let inv = Inventory::scan(std::slice::from_ref(&dir)).unwrap();
+        let (page_len, budget) = (1 << 10, (4 * 64) << 10);
+        for name in ["KQvKQ", "KPvKP", "KQvKR", "KRvKN", "KBNvK"] {
+            let (material, plans, whole) = raw_and_whole(&inv, name);
+            let symmetric = name[..name.len() / 2] == name[name.len() / 2 + 1..];
+            for paged in [false, true] {
+                let mut sweep = open_sweep(&inv, &material).unwrap();
+                let (mut plan, flags) = sweep.memory_plan(None);
+                plan.recomputes_unstored = paged && !symmetric;
+                sweep.hold(&plan, &flags).unwrap();
+                sweep.pack_codes();
+                if paged {
+                    sweep.page_stored_dtz(budget, page_len);
+                    sweep.page_wdl(budget, page_len);
+                }
+                let label = format!("{name}, packed codes, the rest paged: {paged}");
+                assert_held_gives_whole(sweep, &plans, &whole, &label);
+            }
+        }
+        let shared = std::env::var_os("FIFTYMOVE_SHARED_TABLES")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/syzygy")
+            });
+        let inv = Inventory::scan(&[dir, shared]).unwrap();
+        let material: crate::chess::material::Material = "KNNvKNN".parse().unwrap();
+        let sweep = open_sweep(&inv, &material).unwrap();
+        let (plan, _) = sweep.memory_plan(Some(2_000_000_000));
+        assert!(plan.within && !plan.packed_codes, "{plan:?}");
+        let (plan, _) = sweep.memory_plan(Some(1_500_000_000));
+        assert!(plan.within && plan.packed_codes, "{plan:?}");
     }
 
     #[test]

@@ -4,7 +4,10 @@
 
 use serde::Serialize;
 
-use super::pages::{MAX_PAGE_BYTES, MIN_PAGE_BYTES};
+use super::{
+    dtz::code_bytes,
+    pages::{MAX_PAGE_BYTES, MIN_PAGE_BYTES},
+};
 
 /// What a sweep of one material takes under a memory limit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -39,14 +42,20 @@ pub struct SweepMemoryPlan {
     /// The budget of the pages of the stored side's DTZ (0: none; the
     /// sweep holds a byte per index). Where not 0, the sweep keeps no DTZ
     /// byte of the side the DTZ file stores: it decodes it from the file,
-    /// page by page, where read (a symmetric table that does not fit
-    /// otherwise).
+    /// page by page, where read (a symmetric or pawnless table that does
+    /// not fit otherwise).
     pub stored_page_bytes: u64,
     /// The budget of pass 1's pages of the scanned table's WDL values (0:
     /// none; pass 1 holds them). Where not 0, the stored side's DTZ is
     /// paged too (a symmetric table that does not fit with pass 1's
-    /// values held, packed).
+    /// values held, packed, or a pawnless table that does not fit with its
+    /// unstored side's DTZ worked out where read).
     pub wdl_page_bytes: u64,
+    /// Whether the WDL codes are packed, five bits each (twelve to a
+    /// 64-bit word), not a byte each: a table whose stored DTZ and WDL
+    /// values are paged and that does not fit otherwise. Each code is then
+    /// written by a compare-and-swap of its word.
+    pub packed_codes: bool,
 }
 
 impl SweepMemoryPlan {
@@ -98,8 +107,14 @@ pub(crate) struct PagedStored {
     /// In place of [`OwnCost::fixed`]: the program, the headers, and the
     /// larger of pass 1's WDL values and the later passes' pages.
     pub(crate) fixed: u64,
-    /// In place of [`OwnCost::per_index`].
-    pub(crate) per_index: u64,
+    /// WDL codes per index (1 for symmetric material, else 2), in place
+    /// of [`OwnCost::per_index`]: nothing else is held per index.
+    pub(crate) codes_per_index: u64,
+    /// Whether the codes are packed (see
+    /// [`SweepMemoryPlan::packed_codes`]).
+    pub(crate) packed_codes: bool,
+    /// Whether the unstored side's DTZ is worked out where read too.
+    pub(crate) recomputes_unstored: bool,
     /// The pages' budget.
     pub(crate) page_bytes: u64,
     /// The budget of pass 1's pages of the WDL values (0: held).
@@ -165,9 +180,10 @@ pub(crate) fn slice_digits(radix: u64, digits: u64) -> Vec<std::ops::Range<u64>>
 /// Plans a sweep within `limit`: whole sub-tables while they fit with the
 /// closure whole; else, for a pawnless table without symmetry, the
 /// unstored side's DTZ worked out where read instead of held (its closure
-/// then as [`plan_memory`] plans it); else, for a symmetric table, its
-/// stored DTZ decoded page by page where read (the first way of
-/// [`OwnCost::paged_stored`] within the limit); else whole sub-tables with the
+/// then as [`plan_memory`] plans it); else, for a pawnless or symmetric
+/// table, its stored DTZ decoded page by page where read (the first way of
+/// [`OwnCost::paged_stored`] within the limit, the WDL codes packed last);
+/// else whole sub-tables with the
 /// closure paged (as [`plan_memory`] plans it); else a pawn table's
 /// sub-tables cut into slices of as many leading-pawn digits as fit, the scanned table's own
 /// WDL values then read as one more table of the closure (last in the
@@ -181,12 +197,18 @@ pub(crate) fn plan_slices(
 ) -> (SweepMemoryPlan, Vec<bool>) {
     let at = |digits: u64, dtz: OwnDtz| {
         let (largest, count) = own.chunk(digits);
-        let (fixed, per_index) = match (dtz, own.lean_per_index) {
-            (OwnDtz::StoredOnly, Some(p)) => (own.fixed, p),
-            (OwnDtz::Paged(paged), _) => (paged.fixed, paged.per_index),
-            _ => (own.fixed, own.per_index),
+        let bytes = match (dtz, own.lean_per_index) {
+            (OwnDtz::StoredOnly, Some(p)) => own.fixed.saturating_add(p.saturating_mul(largest)),
+            (OwnDtz::Paged(paged), _) => {
+                let codes = paged.codes_per_index.saturating_mul(largest);
+                paged
+                    .fixed
+                    .saturating_add(code_bytes(codes, paged.packed_codes))
+            }
+            _ => own
+                .fixed
+                .saturating_add(own.per_index.saturating_mul(largest)),
         };
-        let bytes = fixed.saturating_add(per_index.saturating_mul(largest));
         let (mut plan, whole) = if digits == 0 {
             plan_memory(bytes, closure, limit)
         } else {
@@ -205,8 +227,10 @@ pub(crate) fn plan_slices(
         plan.lead_digits = digits;
         plan.recomputes_unstored = dtz == OwnDtz::StoredOnly;
         if let OwnDtz::Paged(paged) = dtz {
+            plan.recomputes_unstored = paged.recomputes_unstored;
             plan.stored_page_bytes = paged.page_bytes;
             plan.wdl_page_bytes = paged.wdl_page_bytes;
+            plan.packed_codes = paged.packed_codes;
         }
         (plan, whole)
     };
@@ -304,6 +328,7 @@ pub(crate) fn plan_memory(
                 recomputes_unstored: false,
                 stored_page_bytes: 0,
                 wdl_page_bytes: 0,
+                packed_codes: false,
             };
             return (plan, all_whole);
         }
@@ -338,6 +363,7 @@ pub(crate) fn plan_memory(
             recomputes_unstored: false,
             stored_page_bytes: 0,
             wdl_page_bytes: 0,
+            packed_codes: false,
         };
         return (plan, all_whole);
     }
@@ -356,6 +382,7 @@ pub(crate) fn plan_memory(
         recomputes_unstored: false,
         stored_page_bytes: 0,
         wdl_page_bytes: 0,
+        packed_codes: false,
     };
     (plan, whole)
 }
@@ -492,14 +519,24 @@ mod tests {
     }
 
     /// A pawnless table of 900 M indices without symmetry, beside the
-    /// closure of [`tables`].
+    /// closure of [`tables`]; where its stored DTZ and WDL values are
+    /// paged (128 MiB of pages each), its two codes an index take 1800 MiB
+    /// a byte each, or 1200 MiB packed.
     fn pawnless_table() -> OwnCost {
+        let paged = |packed_codes| PagedStored {
+            fixed: 10 * M + 128 * M,
+            codes_per_index: 2,
+            packed_codes,
+            recomputes_unstored: true,
+            page_bytes: 128 * M,
+            wdl_page_bytes: 128 * M,
+        };
         OwnCost {
             fixed: 10 * M,
             blocks: vec![(900 * M, None)],
             per_index: 4,
             lean_per_index: Some(3),
-            paged_stored: Vec::new(),
+            paged_stored: vec![paged(false), paged(true)],
             symmetric: false,
             own_values: 1800 * M,
             own_headers: 0,
@@ -519,13 +556,38 @@ mod tests {
         assert!(plan.recomputes_unstored && plan.within);
         assert_eq!(plan.whole_bytes, 4510 * M, "the sweep that holds it");
         assert_eq!(whole, [true; 3]);
+        assert_eq!((plan.stored_page_bytes, plan.packed_codes), (0, false));
         // 3000 MiB: without it, and the closure paged.
         let (plan, whole) = plan_slices(&pawnless_table(), &tables(), Some(3000 * M));
         assert!(plan.recomputes_unstored && plan.within, "{plan:?}");
         assert!(plan.page_bytes > 0 && whole.contains(&false), "{plan:?}");
-        // Below 2710 MiB: the least plan, refused.
-        let (plan, _) = plan_slices(&pawnless_table(), &tables(), Some(2000 * M));
+        assert_eq!(plan.stored_page_bytes, 0, "{plan:?}");
+        // 2500 MiB, below 2710 + 64: the stored DTZ and the WDL values
+        // paged too, the codes a byte each (1938), and of the closure's
+        // 562 MiB of room, B and C whole and 162 of pages.
+        let (plan, whole) = plan_slices(&pawnless_table(), &tables(), Some(2500 * M));
+        assert!(plan.recomputes_unstored && plan.within, "{plan:?}");
+        assert_eq!(
+            (
+                plan.stored_page_bytes,
+                plan.wdl_page_bytes,
+                plan.packed_codes
+            ),
+            (128 * M, 128 * M, false)
+        );
+        assert_eq!((plan.bytes, plan.page_bytes), (2500 * M, 162 * M));
+        assert_eq!(whole, [false, true, true]);
+        // 2000 MiB, below 1938 + 64: the codes packed (1338), and of the
+        // closure's 662 MiB of room, B and C whole and 262 of pages.
+        let (plan, whole) = plan_slices(&pawnless_table(), &tables(), Some(2000 * M));
+        assert!(plan.recomputes_unstored && plan.within && plan.packed_codes);
+        assert_eq!((plan.bytes, plan.page_bytes), (2000 * M, 262 * M));
+        assert_eq!(whole, [false, true, true]);
+        // Below 1338 + 64 MiB: the least plan, refused.
+        let (plan, _) = plan_slices(&pawnless_table(), &tables(), Some(1300 * M));
         assert!(plan.recomputes_unstored && !plan.within, "{plan:?}");
+        assert!(plan.packed_codes, "{plan:?}");
+        assert_eq!(plan.bytes, 1338 * M + MIN_PAGE_BYTES);
         assert_eq!((plan.slices, plan.lead_digits), (1, 0));
     }
 
@@ -533,26 +595,26 @@ mod tests {
     /// whose pass 1 holds the whole WDL file's 900 MiB values a byte each,
     /// or packed two to a byte where its stored DTZ is paged (450 MiB, as
     /// much as its pages then take), or pages them too (128 MiB of pages
-    /// for each pass), beside the closure of [`tables`].
+    /// for each pass), then with its codes packed too (600 MiB), beside
+    /// the closure of [`tables`].
     fn symmetric_pawnless_table() -> OwnCost {
+        let paged = |fixed, page_bytes, wdl_page_bytes, packed_codes| PagedStored {
+            fixed,
+            codes_per_index: 1,
+            packed_codes,
+            recomputes_unstored: false,
+            page_bytes,
+            wdl_page_bytes,
+        };
         OwnCost {
             fixed: 10 * M + 900 * M,
             blocks: vec![(900 * M, None)],
             per_index: 1,
             lean_per_index: None,
             paged_stored: vec![
-                PagedStored {
-                    fixed: 10 * M + 450 * M,
-                    per_index: 1,
-                    page_bytes: 450 * M,
-                    wdl_page_bytes: 0,
-                },
-                PagedStored {
-                    fixed: 10 * M + 128 * M,
-                    per_index: 1,
-                    page_bytes: 128 * M,
-                    wdl_page_bytes: 128 * M,
-                },
+                paged(10 * M + 450 * M, 450 * M, 0, false),
+                paged(10 * M + 128 * M, 128 * M, 128 * M, false),
+                paged(10 * M + 128 * M, 128 * M, 128 * M, true),
             ],
             symmetric: true,
             own_values: 900 * M,
@@ -585,11 +647,17 @@ mod tests {
         );
         assert_eq!((plan.bytes, plan.page_bytes), (1300 * M, 162 * M));
         assert_eq!(whole, [false, true, false]);
-        assert!(plan.within);
-        // Below 1038 + 64 MiB: the least plan, refused.
-        let (plan, _) = plan_slices(&symmetric_pawnless_table(), &tables(), Some(1000 * M));
-        assert_eq!(plan.bytes, 1038 * M + MIN_PAGE_BYTES);
-        assert!(!plan.within && plan.wdl_page_bytes == 128 * M);
+        assert!(plan.within && !plan.packed_codes);
+        // 1000 MiB: below 1038 + 64, so the codes are packed too (738),
+        // and of the closure's 262 MiB of room, B whole and 162 of pages.
+        let (plan, whole) = plan_slices(&symmetric_pawnless_table(), &tables(), Some(1000 * M));
+        assert!(plan.within && plan.packed_codes, "{plan:?}");
+        assert_eq!((plan.bytes, plan.page_bytes), (1000 * M, 162 * M));
+        assert_eq!(whole, [false, true, false]);
+        // Below 738 + 64 MiB: the least plan, refused.
+        let (plan, _) = plan_slices(&symmetric_pawnless_table(), &tables(), Some(700 * M));
+        assert_eq!(plan.bytes, 738 * M + MIN_PAGE_BYTES);
+        assert!(!plan.within && plan.wdl_page_bytes == 128 * M && plan.packed_codes);
     }
 
     #[test]

@@ -3,8 +3,6 @@
 //! engine's rule over the successors, settled first, recursively (see the
 //! parent module's list of passes).
 
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
-
 use rayon::prelude::*;
 use shakmaty::Color;
 
@@ -73,13 +71,14 @@ impl Sweep {
     /// unstored side).
     fn pending_in(&self, b: &Block) -> (usize, usize) {
         let halves = self.code_halves();
-        let start = self.cell(b.base) * halves;
-        self.w[start..start + b.len * halves]
-            .par_chunks(CHUNK * halves)
-            .map(|part| {
-                part.chunks(halves).fold((0, 0), |(a, c), codes| {
-                    let pending = |code: &AtomicU8| usize::from(is_pending(code.load(Relaxed)));
-                    (a + pending(&codes[0]), c + codes.get(1).map_or(0, pending))
+        (0..b.len.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let first = b.base + c * CHUNK;
+                let last = (first + CHUNK).min(b.base + b.len);
+                (first..last).fold((0, 0), |(a, c), j| {
+                    let pending = |half| usize::from(is_pending(self.code(j, half)));
+                    (a + pending(0), c + if halves == 2 { pending(1) } else { 0 })
                 })
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
@@ -111,7 +110,7 @@ impl Sweep {
         turn: Color,
         hit: impl FnOnce(i32, i32) -> Result<bool>,
     ) -> Result<i16> {
-        let code = self.codes(j)[half].load(Acquire);
+        let code = self.code_with(j, half, Acquire);
         if !is_pending(code) {
             return self.value_of(half, j, code);
         }
@@ -129,7 +128,7 @@ impl Sweep {
         };
         let plus = if mag > n { PLUS } else { 0 };
         // One update of the byte: no reader sees PENDING clear without PLUS.
-        let _ = self.codes(j)[half].fetch_update(Release, Relaxed, |c| Some((c | plus) & !PENDING));
+        self.update_code(j, half, plus, PENDING, Release);
         Ok((s * mag) as i16)
     }
 

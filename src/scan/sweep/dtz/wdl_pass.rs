@@ -4,8 +4,6 @@
 //! the later passes because it alone reads the WDL file and the closure's
 //! tables, with walks, memos and look-ups of its own.
 
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
-
 use rayon::prelude::*;
 use shakmaty::Color;
 
@@ -21,7 +19,8 @@ impl Sweep {
     pub(crate) fn pass_wdl(&self, progress: &Progress) -> Result<()> {
         // Symmetric material looks its WDL up in the whole file; otherwise
         // a block reads only its own WDL sub-tables, decoded per block.
-        if self.symmetric && self.wdl_page_bytes > 0 {
+        // Paged, either reads the whole file's indices.
+        if self.wdl_page_bytes > 0 {
             let paged =
                 wdl_pages::PagedWdl::new(&self.wdl_file, self.wdl_page_bytes, self.wdl_page_len);
             for b in &self.blocks[self.chunk.clone()] {
@@ -87,8 +86,7 @@ impl Sweep {
                     }
                 };
                 let mut after_capture = |m, turn| self.capture_wdl(b, pos, m, turn);
-                let out = self.codes(b.base + local);
-                self.store_codes(b, pos, &att, stored, out, &mut after_capture)
+                self.store_codes(b, pos, &att, stored, b.base + local, &mut after_capture)
             })
         })?;
         Ok(())
@@ -96,7 +94,8 @@ impl Sweep {
 
     /// Pass 1's work on one placement once its stored values are known:
     /// the WDL codes of the sides to move (stored side first) for which it
-    /// is legal, those whose stored value is not [`ILLEGAL`].
+    /// is legal, those whose stored value is not [`ILLEGAL`], at global
+    /// index `j`.
     #[inline]
     fn store_codes(
         &self,
@@ -104,14 +103,14 @@ impl Sweep {
         pos: &Pos,
         att: &Attacks,
         stored: [u8; 2],
-        out: &[AtomicU8],
+        j: usize,
         after_capture: &mut impl FnMut(Mv, Color) -> Result<u8>,
     ) -> Result<()> {
         let turns = [b.side, !b.side];
-        for (half, cell) in out.iter().enumerate() {
+        for half in 0..self.code_halves() {
             if stored[half] != ILLEGAL {
                 let code = self.wdl_code(pos, att, turns[half], stored[half], after_capture)?;
-                cell.store(code, Relaxed);
+                self.set_code(j, half, code);
             }
         }
         Ok(())
@@ -209,8 +208,7 @@ impl Sweep {
                     CaptureMemo::General => self.capture_wdl(b, pos, m, turn),
                 }
             };
-            let out = self.codes(b.base + local);
-            self.store_codes(b, pos, &att, stored, out, &mut after_capture)
+            self.store_codes(b, pos, &att, stored, b.base + local, &mut after_capture)
         });
         progress.add(count);
         walked

@@ -42,6 +42,7 @@ use stored_pages::StoredPages;
 
 use super::{
     board::{Attacks, Kind, Mv, Pos},
+    first_error::FirstError,
     pages::{MAX_PAGE_BYTES, MIN_PAGE_BYTES, PAGE_LEN},
     plan::{plan_slices, slice_digits, OwnCost, PagedStored, SweepMemoryPlan},
     table_error,
@@ -373,7 +374,7 @@ pub(crate) struct Sweep {
     wdl_page_len: u64,
     /// The first error of a count's recomputed value (see
     /// [`Sweep::value_counted`]).
-    count_failed: std::sync::Mutex<Option<Error>>,
+    count_failed: FirstError,
 }
 
 /// Stored values of the WDL file, per side to move a range of its
@@ -399,6 +400,15 @@ trait StoredWdlValues: Sync {
     /// The stored value of WDL index `idx` for `side` (a read that fails
     /// gives 0, its error kept for after the pass).
     fn get(&self, side: Color, idx: u64) -> u8;
+
+    /// The first error a read met, if any.
+    ///
+    /// # Errors
+    ///
+    /// That error: what was read since is void.
+    fn failure(&self) -> Result<()> {
+        Ok(())
+    }
 }
 
 impl<const PACKED: bool> StoredWdlValues for RawWdl<PACKED> {
@@ -663,7 +673,7 @@ impl Sweep {
             stored_pages: None,
             wdl_page_bytes: 0,
             wdl_page_len: PAGE_LEN,
-            count_failed: std::sync::Mutex::new(None),
+            count_failed: FirstError::default(),
         })
     }
 
@@ -1104,7 +1114,7 @@ impl Sweep {
     #[inline]
     pub(crate) fn value_counted(&self, half: usize, j: usize) -> i16 {
         self.value(half, j).unwrap_or_else(|e| {
-            self.count_failed().get_or_insert(e);
+            self.count_failed.keep(e);
             0
         })
     }
@@ -1115,15 +1125,7 @@ impl Sweep {
     ///
     /// That error: the count is void.
     pub(crate) fn count_failure(&self) -> Result<()> {
-        self.count_failed().take().map_or(Ok(()), Err)
-    }
-
-    /// The slot of [`Sweep::count_failure`]'s error (a panic elsewhere
-    /// while it was held leaves it as it was).
-    fn count_failed(&self) -> std::sync::MutexGuard<'_, Option<Error>> {
-        self.count_failed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.count_failed.take()
     }
 
     /// Stores a raw DTZ of passes 2 and 3 (the index's own, written once).
@@ -1137,12 +1139,9 @@ impl Sweep {
             return Ok(());
         }
         let byte = self.mag_byte(half, j, v)?;
-        let held = match half {
-            0 => !self.pages_stored(),
-            _ => !self.recompute_unstored,
-        };
-        if held {
-            self.mag[half][self.cell(j)].store(byte, Relaxed);
+        // An array left empty is one not held (as in `stored_mag`).
+        if let Some(cell) = self.mag[half].get(self.cell(j)) {
+            cell.store(byte, Relaxed);
         }
         if rounded {
             self.update_code(j, half, ROUNDED | PENDING, 0, Relaxed);

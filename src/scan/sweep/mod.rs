@@ -51,6 +51,7 @@
 
 mod board;
 mod dtz;
+mod first_error;
 mod pages;
 mod plan;
 mod shard;
@@ -985,7 +986,7 @@ mod tests {
     /// again where read; and symmetric tables whose pass 1 reads the WDL
     /// file's values through such pages too. The plan picks these for a
     /// symmetric table where the whole sweep does not fit and they do (KNN
-    /// v KNN, also within 2 GB).
+    /// v KNN, also within 2 GB; within 1.5 GB its codes packed too).
     #[test]
     fn stored_dtz_decoded_where_read_gives_the_whole_sweep() {
         let dir = crate::tables::reader::tests::tables_dir();
@@ -1025,9 +1026,13 @@ mod tests {
         assert!(plan.stored_page_bytes > 0 && plan.within, "{plan:?}");
         assert!(plan.page_bytes == 0 && plan.bytes < full.bytes, "{plan:?}");
         assert_eq!(plan.wdl_page_bytes, 0, "{plan:?}");
-        // Within 2 GB (issue 44's limit for it), its WDL values paged too.
+        // Within 2 GB (issue 44's limit for it), its WDL values paged too;
+        // within 1.5 GB, its codes packed too.
         let (plan, _) = sweep.memory_plan(Some(2_000_000_000));
         assert!(plan.within && plan.wdl_page_bytes > 0, "{plan:?}");
+        assert!(!plan.packed_codes, "{plan:?}");
+        let (plan, _) = sweep.memory_plan(Some(1_500_000_000));
+        assert!(plan.within && plan.packed_codes, "{plan:?}");
     }
 
     /// A sweep that packs its WDL codes five bits each, twelve to a word
@@ -1038,8 +1043,8 @@ mod tests {
     /// the unstored side's DTZ worked out again where read), as the plan
     /// takes it for the largest 6-piece tables. Symmetric tables (KPvKP's
     /// pawn moves too), and tables without symmetry whose rounded values
-    /// are settled by parity (KQvKR, KBNvK) or by search (KRvKN). The plan
-    /// packs KNN v KNN's codes within 1.5 GB.
+    /// are settled by parity (KQvKR, KBNvK) or by search (KRvKN). (The
+    /// plan's choice: `stored_dtz_decoded_where_read_gives_the_whole_sweep`.)
     #[test]
     fn packed_codes_give_the_whole_sweep() {
         let dir = crate::tables::reader::tests::tables_dir();
@@ -1062,18 +1067,6 @@ mod tests {
                 assert_held_gives_whole(sweep, &plans, &whole, &label);
             }
         }
-        let shared = std::env::var_os("FIFTYMOVE_SHARED_TABLES")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| {
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/syzygy")
-            });
-        let inv = Inventory::scan(&[dir, shared]).unwrap();
-        let material: crate::chess::material::Material = "KNNvKNN".parse().unwrap();
-        let sweep = open_sweep(&inv, &material).unwrap();
-        let (plan, _) = sweep.memory_plan(Some(2_000_000_000));
-        assert!(plan.within && !plan.packed_codes, "{plan:?}");
-        let (plan, _) = sweep.memory_plan(Some(1_500_000_000));
-        assert!(plan.within && plan.packed_codes, "{plan:?}");
     }
 
     #[test]

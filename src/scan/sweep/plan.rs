@@ -59,6 +59,23 @@ pub struct SweepMemoryPlan {
 }
 
 impl SweepMemoryPlan {
+    /// Everything held whole, `bytes` in all, `within` the limit or not.
+    fn whole(bytes: u64, within: bool) -> SweepMemoryPlan {
+        SweepMemoryPlan {
+            bytes,
+            whole_bytes: bytes,
+            page_bytes: 0,
+            paged_tables: Vec::new(),
+            within,
+            slices: 1,
+            lead_digits: 0,
+            recomputes_unstored: false,
+            stored_page_bytes: 0,
+            wdl_page_bytes: 0,
+            packed_codes: false,
+        }
+    }
+
     /// Whether the plan cuts a pawn table's files further, by the squares
     /// of the leading pawns (see [`SweepMemoryPlan::slices`]).
     pub fn cut_by_pawns(&self) -> bool {
@@ -316,22 +333,7 @@ pub(crate) fn plan_memory(
     let all_whole = vec![true; closure.len()];
     let limit = match limit {
         Some(limit) if whole_bytes > limit => limit,
-        _ => {
-            let plan = SweepMemoryPlan {
-                bytes: whole_bytes,
-                whole_bytes,
-                page_bytes: 0,
-                paged_tables: Vec::new(),
-                within: true,
-                slices: 1,
-                lead_digits: 0,
-                recomputes_unstored: false,
-                stored_page_bytes: 0,
-                wdl_page_bytes: 0,
-                packed_codes: false,
-            };
-            return (plan, all_whole);
-        }
+        _ => return (SweepMemoryPlan::whole(whole_bytes, true), all_whole),
     };
     let room = limit.saturating_sub(own);
     let mut order: Vec<usize> = (0..closure.len()).collect();
@@ -352,24 +354,10 @@ pub(crate) fn plan_memory(
     if bytes >= whole_bytes {
         // Paging would not save memory (a small closure): the least plan
         // is the whole one, over the limit.
-        let plan = SweepMemoryPlan {
-            bytes: whole_bytes,
-            whole_bytes,
-            page_bytes: 0,
-            paged_tables: Vec::new(),
-            within: false,
-            slices: 1,
-            lead_digits: 0,
-            recomputes_unstored: false,
-            stored_page_bytes: 0,
-            wdl_page_bytes: 0,
-            packed_codes: false,
-        };
-        return (plan, all_whole);
+        return (SweepMemoryPlan::whole(whole_bytes, false), all_whole);
     }
     let plan = SweepMemoryPlan {
         bytes,
-        whole_bytes,
         page_bytes,
         paged_tables: order
             .iter()
@@ -377,12 +365,7 @@ pub(crate) fn plan_memory(
             .map(|&k| closure[k].name.clone())
             .collect(),
         within: bytes <= limit,
-        slices: 1,
-        lead_digits: 0,
-        recomputes_unstored: false,
-        stored_page_bytes: 0,
-        wdl_page_bytes: 0,
-        packed_codes: false,
+        ..SweepMemoryPlan::whole(whole_bytes, false)
     };
     (plan, whole)
 }

@@ -4,14 +4,14 @@
 //! from the file and never written, so what is evicted, and when, never
 //! changes a result.
 
-use std::sync::{atomic::Ordering::Relaxed, Mutex, PoisonError};
+use std::sync::atomic::Ordering::Relaxed;
 
 use shakmaty::Color;
 
 use super::{table_error, StoredWdlValues};
 use crate::{
     error::{Error, Result},
-    scan::sweep::pages::ValuePages,
+    scan::sweep::{first_error::FirstError, pages::ValuePages},
     tables::reader::{cidx, SweepTable},
 };
 
@@ -23,7 +23,7 @@ pub(super) struct PagedWdl<'a> {
     /// page up per value).
     page_shift: u32,
     /// The first error of a page's decoding (see [`StoredWdlValues::get`]).
-    failed: Mutex<Option<Error>>,
+    failed: FirstError,
 }
 
 impl<'a> PagedWdl<'a> {
@@ -35,21 +35,8 @@ impl<'a> PagedWdl<'a> {
             file,
             pages: ValuePages::with_page_len(budget, 1 << page_shift),
             page_shift,
-            failed: Mutex::new(None),
+            failed: FirstError::default(),
         }
-    }
-
-    /// The error a read met, if any.
-    ///
-    /// # Errors
-    ///
-    /// That error: the pass that read is void.
-    pub(super) fn failure(&self) -> Result<()> {
-        self.failed
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-            .map_or(Ok(()), Err)
     }
 }
 
@@ -74,26 +61,20 @@ impl StoredWdlValues for PagedWdl<'_> {
         match read {
             Ok(Some(v)) => v,
             Ok(None) => {
-                self.keep(Error::inconsistent(
+                self.failed.keep(Error::inconsistent(
                     "the sweep",
                     "a WDL index past its file's end",
                 ));
                 0
             }
             Err(e) => {
-                self.keep(e);
+                self.failed.keep(e);
                 0
             }
         }
     }
-}
 
-impl PagedWdl<'_> {
-    /// Keeps `e` if it is the first error.
-    fn keep(&self, e: Error) {
-        self.failed
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get_or_insert(e);
+    fn failure(&self) -> Result<()> {
+        self.failed.take()
     }
 }

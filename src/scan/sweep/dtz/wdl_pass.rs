@@ -23,30 +23,28 @@ impl Sweep {
         if self.wdl_page_bytes > 0 {
             let paged =
                 wdl_pages::PagedWdl::new(&self.wdl_file, self.wdl_page_bytes, self.wdl_page_len);
-            for b in &self.blocks[self.chunk.clone()] {
-                self.pass_wdl_block(b, &paged, progress)?;
-                paged.failure()?;
-            }
-            return Ok(());
+            return self.pass_wdl_blocks(&paged, progress);
         }
         if self.symmetric && self.pages_stored() {
             // Packed: the plan counts half a byte per value here.
-            let whole = self.raw_wdl::<true>(None)?;
-            for b in &self.blocks[self.chunk.clone()] {
-                self.pass_wdl_block(b, &whole, progress)?;
-            }
-            return Ok(());
+            return self.pass_wdl_blocks(&self.raw_wdl::<true>(None)?, progress);
         }
         if self.symmetric {
-            let whole = self.raw_wdl::<false>(None)?;
-            for b in &self.blocks[self.chunk.clone()] {
-                self.pass_wdl_block(b, &whole, progress)?;
-            }
-            return Ok(());
+            return self.pass_wdl_blocks(&self.raw_wdl::<false>(None)?, progress);
         }
         for b in &self.blocks[self.chunk.clone()] {
             let own = self.raw_wdl::<true>(Some(b))?;
             self.pass_wdl_block(b, &own, progress)?;
+        }
+        Ok(())
+    }
+
+    /// Pass 1 on every block of the window's chunk, whose stored WDL
+    /// values `raw` holds or reads, each block void at `raw`'s first error.
+    fn pass_wdl_blocks<R: StoredWdlValues>(&self, raw: &R, progress: &Progress) -> Result<()> {
+        for b in &self.blocks[self.chunk.clone()] {
+            self.pass_wdl_block(b, raw, progress)?;
+            raw.failure()?;
         }
         Ok(())
     }

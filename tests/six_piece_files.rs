@@ -261,13 +261,29 @@ fn knnknn_scan_matches_the_generator() {
 #[test]
 #[ignore = "a whole 6-piece sweep within 2 GB: about 2 minutes"]
 fn knnknn_scan_within_2_gb_matches_the_generator() {
+    knnknn_scan_within_matches_the_generator("2000000000", false);
+}
+
+/// KNN v KNN swept within 1.5 GB: paged as within 2 GB, and its WDL codes
+/// packed five bits each, against the generator's statistics. About 2
+/// minutes and 1.3 GB here, so on demand.
+#[test]
+#[ignore = "a whole 6-piece sweep within 1.5 GB: about 2 minutes"]
+fn knnknn_scan_within_1_5_gb_packed_matches_the_generator() {
+    knnknn_scan_within_matches_the_generator("1500000000", true);
+}
+
+/// `scan KNNvKNN` within `limit` bytes, whose plan pages the stored DTZ
+/// and pass 1's WDL values and packs the codes or not (`packed`), equals
+/// the generator's statistics.
+fn knnknn_scan_within_matches_the_generator(limit: &str, packed: bool) {
     use fiftymove::scan::{reference as genstats, ScanStats};
     let mut cmd = common::fiftymove();
     cmd.arg("--tables").arg(six_piece_tables());
     let plan = common::stdout_ok(cmd.args([
         "--json",
         "--memory-limit",
-        "2000000000",
+        limit,
         "scan",
         "--plan",
         "KNNvKNN",
@@ -279,6 +295,7 @@ fn knnknn_scan_within_2_gb_matches_the_generator() {
         plan["stored_dtz_page_bytes"].as_u64().unwrap() > 0,
         "{plan}"
     );
+    assert_eq!(plan["packed_wdl_codes"], packed, "{plan}");
     let out = common::stdout_ok(
         common::fiftymove()
             .arg("--tables")
@@ -287,7 +304,7 @@ fn knnknn_scan_within_2_gb_matches_the_generator() {
                 "--quiet",
                 "--json",
                 "--memory-limit",
-                "2000000000",
+                limit,
                 "scan",
                 "KNNvKNN",
             ]),

@@ -975,6 +975,21 @@ mod tests {
         }
     }
 
+    /// The sweep of `material` held as planned without a memory limit,
+    /// but for its unstored side's DTZ, worked out again where read where
+    /// `recompute` says so; for the tests to page it further.
+    fn held_without_limit(
+        inv: &Inventory,
+        material: &crate::chess::material::Material,
+        recompute: bool,
+    ) -> Sweep {
+        let mut sweep = open_sweep(inv, material).unwrap();
+        let (mut plan, flags) = sweep.memory_plan(None);
+        plan.recomputes_unstored = recompute;
+        sweep.hold(&plan, &flags).unwrap();
+        sweep
+    }
+
     /// A sweep that holds no stored DTZ byte and decodes each from the
     /// DTZ file where read, through pages of 1,024 indices of which a few
     /// are held (so they are dropped and decoded again all the time),
@@ -998,10 +1013,7 @@ mod tests {
             // Symmetric: with pass 1's WDL values paged too, or not;
             // else with the unstored side worked out again, or not.
             for other in [false, true] {
-                let mut sweep = open_sweep(&inv, &material).unwrap();
-                let (mut plan, flags) = sweep.memory_plan(None);
-                plan.recomputes_unstored = other && !symmetric;
-                sweep.hold(&plan, &flags).unwrap();
+                let mut sweep = held_without_limit(&inv, &material, other && !symmetric);
                 sweep.page_stored_dtz(budget, page_len);
                 if other && symmetric {
                     sweep.page_wdl(budget, page_len);
@@ -1054,10 +1066,7 @@ mod tests {
             let (material, plans, whole) = raw_and_whole(&inv, name);
             let symmetric = name[..name.len() / 2] == name[name.len() / 2 + 1..];
             for paged in [false, true] {
-                let mut sweep = open_sweep(&inv, &material).unwrap();
-                let (mut plan, flags) = sweep.memory_plan(None);
-                plan.recomputes_unstored = paged && !symmetric;
-                sweep.hold(&plan, &flags).unwrap();
+                let mut sweep = held_without_limit(&inv, &material, paged && !symmetric);
                 sweep.pack_codes();
                 if paged {
                     sweep.page_stored_dtz(budget, page_len);

@@ -242,9 +242,12 @@ pub(crate) fn plan_slices(
         };
         plan.slices = count;
         plan.lead_digits = digits;
-        plan.recomputes_unstored = dtz == OwnDtz::StoredOnly;
+        plan.recomputes_unstored = match dtz {
+            OwnDtz::Held => false,
+            OwnDtz::StoredOnly => true,
+            OwnDtz::Paged(paged) => paged.recomputes_unstored,
+        };
         if let OwnDtz::Paged(paged) = dtz {
-            plan.recomputes_unstored = paged.recomputes_unstored;
             plan.stored_page_bytes = paged.page_bytes;
             plan.wdl_page_bytes = paged.wdl_page_bytes;
             plan.packed_codes = paged.packed_codes;

@@ -1078,6 +1078,29 @@ mod tests {
         }
     }
 
+    /// KRB v KR swept as the plan takes the largest pawnless tables
+    /// without symmetry gives the whole sweep byte for byte: its unstored
+    /// side's DTZ worked out again where read, its stored DTZ and pass 1's
+    /// WDL values read through pages. Scaled as the plan's pages are to a
+    /// 6-piece table with a leading group of three unique pieces (KQR v
+    /// KRB: 2,048 pages of 2^16 indices in 128 MiB, each leading digit
+    /// spanning about 3.3 pages): 2,048 pages of 2^10 indices, KRB v KR's
+    /// leading digit spanning 3,660 indices, 3.6 pages. On demand: it
+    /// stands in for those tables' speed (`FIFTYMOVE_SWEEP_DEBUG=1` prints
+    /// the passes' times).
+    #[test]
+    #[ignore = "about a minute; run on demand with --ignored"]
+    fn krbvkr_paged_as_the_largest_pawnless_tables_gives_the_whole_sweep() {
+        let dir = crate::tables::reader::tests::tables_dir();
+        let inv = Inventory::scan(std::slice::from_ref(&dir)).unwrap();
+        let (material, plans, whole) = raw_and_whole(&inv, "KRBvKR");
+        let mut sweep = held_without_limit(&inv, &material, true);
+        let (page_len, pages) = (1 << 10, 2048);
+        sweep.page_stored_dtz(page_len * pages, page_len);
+        sweep.page_wdl(page_len * pages, page_len);
+        assert_held_gives_whole(sweep, &plans, &whole, "KRBvKR paged");
+    }
+
     #[test]
     fn natural_parity_as_the_probe_engine() {
         use dtz::natural_parity;

@@ -701,6 +701,23 @@ impl Encoding {
         }
     }
 
+    /// The index of the mirror image about the a1-h8 diagonal of
+    /// placement `squares` (as decoded), where its leading group lies on
+    /// that diagonal: the image then has an index of its own (see
+    /// [`Encoding::images`]). `None` otherwise, and for pawn tables.
+    pub(crate) fn diagonal_twin(&self, squares: &[u8]) -> Option<u64> {
+        if matches!(self.lead, Lead::Pawns { .. })
+            || squares[..self.lens[0]].iter().any(|&s| offdiag(s))
+        {
+            return None;
+        }
+        let mut image = [0u8; MAX_PIECES];
+        for (to, &from) in image.iter_mut().zip(squares) {
+            *to = flip_diagonal(from);
+        }
+        self.encode(&mut image[..squares.len()])
+    }
+
     /// Number of placements a canonical placement (`squares` as decoded)
     /// stands for on the full board, for one side to move: 8 images without
     /// pawns (4 when the leading group lies on the a1-h8 diagonal: the

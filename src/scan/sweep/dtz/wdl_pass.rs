@@ -9,6 +9,8 @@ use shakmaty::Color;
 
 use super::*;
 
+mod wdl_order;
+
 /// How many stored WDL values pass 1 decodes at once before packing them
 /// (even, so that each part fills whole bytes).
 const RAW_WDL_PART: usize = 1 << 22;
@@ -23,6 +25,9 @@ impl Sweep {
         if self.wdl_page_bytes > 0 {
             let paged =
                 wdl_pages::PagedWdl::new(&self.wdl_file, self.wdl_page_bytes, self.wdl_page_len);
+            if self.walks_wdl_order() {
+                return self.pass_wdl_in_wdl_order(&paged, progress);
+            }
             return self.pass_wdl_blocks(&paged, progress);
         }
         if self.symmetric && self.pages_stored() {

@@ -1,0 +1,157 @@
+//! Pass 1 of a pawnless table without symmetry whose WDL values are read
+//! page by page ([`super::wdl_pages::PagedWdl`]): each side's WDL
+//! sub-table that encodes otherwise than the DTZ sub-table is walked in
+//! its own index order, not looked up per placement of the DTZ order.
+//!
+//! Why: the two encodings order the pieces differently, so the DTZ order
+//! reads that side's WDL values at random, and through pages that hold a
+//! few percent of the file, almost every read would decode a page again.
+//! Walked in its own order, the WDL sub-table is read page after page,
+//! each page decoded once; each placement's code goes to its DTZ index.
+//!
+//! A DTZ index that no WDL placement encodes to is one whose DTZ leading
+//! group lies on the a1-h8 diagonal while the WDL's does not: the WDL
+//! index holds one orientation of the position, the DTZ index both (see
+//! [`crate::tables::reader::Encoding::images`]). Its code is its diagonal
+//! twin's, which the walk did reach; read it in the DTZ order walk after.
+
+use rayon::prelude::*;
+use shakmaty::Color;
+
+use super::super::{
+    wdl_pages::PagedWdl, Block, Error, Pos, Progress, Result, StoredWdlValues, Sweep, ILLEGAL, MAX,
+};
+
+impl Sweep {
+    /// Whether pass 1 walks WDL sub-tables in their own order (see the
+    /// module's comment): a pawnless table without symmetry, its WDL values
+    /// paged, not cut into slices.
+    pub(in super::super) fn walks_wdl_order(&self) -> bool {
+        self.wdl_page_bytes > 0 && !self.symmetric && !self.dtz.has_pawns && self.slice.is_none()
+    }
+
+    /// Pass 1 on every block of the window's chunk, the WDL values read
+    /// through `raw`: first each side whose WDL sub-table encodes otherwise,
+    /// in that sub-table's order; then the DTZ order for the rest.
+    pub(in super::super) fn pass_wdl_in_wdl_order(
+        &self,
+        raw: &PagedWdl<'_>,
+        progress: &Progress,
+    ) -> Result<()> {
+        for b in &self.blocks[self.chunk.clone()] {
+            let mut walked = [false; 2];
+            for half in 0..self.code_halves() {
+                if b.wdl_perm[half].is_some() && !b.same_index[half] {
+                    self.walk_wdl_sub_table(b, half, raw)?;
+                    raw.failure()?;
+                    walked[half] = true;
+                }
+            }
+            self.pass_wdl_rest(b, walked, raw, progress)?;
+            raw.failure()?;
+        }
+        Ok(())
+    }
+
+    /// The codes of side `half` of block `b`, from its WDL sub-table
+    /// walked in index order: each legal placement's code at its DTZ
+    /// index. Two WDL indices of one DTZ index (both orientations of a
+    /// position whose WDL leading group lies on the diagonal) write the
+    /// same code.
+    fn walk_wdl_sub_table<R: StoredWdlValues>(
+        &self,
+        b: &Block,
+        half: usize,
+        raw: &R,
+    ) -> Result<()> {
+        let Some((ws, perm)) = &b.wdl_perm[half] else {
+            return Err(Error::inconsistent(
+                "the sweep",
+                "a WDL order walk without its WDL sub-table",
+            ));
+        };
+        let info = &self.wdl.subs[*ws];
+        let codec = &self.dtz.subs[b.sub].encoding;
+        let turn = if half == 0 { b.side } else { !b.side };
+        let n = codec.pieces.len();
+        let units = info.encoding.units();
+        (0..units.count).into_par_iter().try_for_each(|unit| {
+            let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
+            info.encoding
+                .walk(units, unit, |widx, squares| -> Result<()> {
+                    // `perm`: per WDL slot, the DTZ slot of the same piece.
+                    for (slot, &d) in perm[..n].iter().enumerate() {
+                        pos.sq[usize::from(d)] = squares[slot];
+                    }
+                    let att = pos.attacks();
+                    if !att.legal(turn) {
+                        return Ok(());
+                    }
+                    let mut dtz_squares = pos.sq;
+                    let local = codec.encode(&mut dtz_squares[..n]).ok_or_else(|| {
+                        Error::inconsistent("the sweep", "legal position without a DTZ index")
+                    })?;
+                    let stored = raw.get(turn, info.start + widx);
+                    let pos = &pos;
+                    let code = self.wdl_code(pos, &att, turn, stored, &mut |m, t: Color| {
+                        self.capture_wdl(b, pos, m, t)
+                    })?;
+                    self.set_code(b.base + local as usize, half, code);
+                    Ok(())
+                })
+        })
+    }
+
+    /// Pass 1 on block `b` in the DTZ order after the WDL order walks of
+    /// the sides `walked`: the other sides' codes (their WDL indices are
+    /// the DTZ ones, read in order), and, for a walked side, the codes of
+    /// the legal placements the walk did not reach (see the module's
+    /// comment), each its diagonal twin's.
+    fn pass_wdl_rest<R: StoredWdlValues>(
+        &self,
+        b: &Block,
+        walked: [bool; 2],
+        raw: &R,
+        progress: &Progress,
+    ) -> Result<()> {
+        let codec = &self.dtz.subs[b.sub].encoding;
+        let n = codec.pieces.len();
+        let units = codec.units();
+        let turns = [b.side, !b.side];
+        (0..units.count).into_par_iter().try_for_each(|unit| {
+            self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
+                let att = pos.attacks();
+                let j = b.base + local;
+                for half in 0..self.code_halves() {
+                    if !att.legal(turns[half]) {
+                        continue;
+                    }
+                    if walked[half] {
+                        if self.code(j, half) != ILLEGAL {
+                            continue;
+                        }
+                        let twin = codec
+                            .diagonal_twin(&pos.sq[..n])
+                            .map(|t| b.base + t as usize);
+                        if let Some(code) = twin
+                            .filter(|&t| t != j)
+                            .map(|t| self.code(t, half))
+                            .filter(|&c| c != ILLEGAL)
+                        {
+                            self.set_code(j, half, code);
+                            continue;
+                        }
+                        // Not expected; looked up the general way, which
+                        // is right, only slow.
+                    }
+                    let stored = self.stored_wdl(raw, b, half, local, pos, turns[half])?;
+                    let code = self.wdl_code(pos, &att, turns[half], stored, &mut |m, t| {
+                        self.capture_wdl(b, pos, m, t)
+                    })?;
+                    self.set_code(j, half, code);
+                }
+                Ok(())
+            })
+        })
+    }
+}

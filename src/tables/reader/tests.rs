@@ -329,3 +329,42 @@ fn windows_of_the_leading_pawns_hold_each_index_once() {
     }
     assert!(checked > 1_000_000, "{checked}");
 }
+
+/// The walk in index order with a group of two like pieces innermost
+/// (KNN v KNN's knights: no table here below six pieces walks so) gives
+/// [`Encoding::decode`]'s squares at every index it walks, in index
+/// order: a sample of 256 units spread over each file's sub-table, both
+/// files.
+#[test]
+fn fastest_walk_of_like_pieces_equals_decode() {
+    let shared = std::env::var_os("FIFTYMOVE_SHARED_TABLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/syzygy"));
+    let mut checked = 0u64;
+    for (kind, ext) in [(TableKind::Wdl, "rtbw"), (TableKind::Dtz, "rtbz")] {
+        let t = SweepTable::open(&shared.join(format!("KNNvKNN.{ext}")), kind).unwrap();
+        for info in &t.layout().subs {
+            let sub = &info.encoding;
+            let units = sub.units();
+            assert_eq!(
+                units.mode(),
+                2,
+                "KNNvKNN.{ext}: not walked fastest-innermost"
+            );
+            assert!(sub.lens[1..].iter().all(|&len| len == 2), "KNNvKNN.{ext}");
+            for unit in (0..units.count).step_by((units.count / 256).max(1) as usize) {
+                let mut next = None;
+                let Ok(()) = sub.walk(units, unit, |local, squares| {
+                    assert!(next.is_none_or(|n| n == local), "KNNvKNN.{ext} {local}");
+                    next = Some(local + 1);
+                    let mut sq = [0u8; MAX];
+                    sub.decode(local, &mut sq);
+                    assert_eq!(*squares, sq, "KNNvKNN.{ext} {local}");
+                    checked += 1;
+                    Ok::<(), std::convert::Infallible>(())
+                });
+            }
+        }
+    }
+    assert!(checked > 1 << 20, "only {checked} indices walked");
+}

@@ -23,9 +23,9 @@ impl Encoding {
     /// than its size. Otherwise (the group that varies fastest in index
     /// order comes first in the squares' order, so a walk by groups would
     /// stride through memory) in index order, in chunks: with the fastest
-    /// group innermost where it is a single piece after the leading group
-    /// (as in the pawn tables, whose leading pawn varies slowest), else
-    /// with a cursor.
+    /// group innermost where it comes after the leading group (as in the
+    /// pawn tables, whose leading pawn varies slowest, and in KNN v KNN),
+    /// else with a cursor.
     pub(crate) fn units(&self) -> Units {
         let n = self.lens.len();
         let split = self.split(n);
@@ -40,7 +40,11 @@ impl Encoding {
                 count: self.radix[..split].iter().product(),
             };
         }
-        match (1..n).find(|&g| self.factors[g] == 1 && self.lens[g] == 1) {
+        // A group of several pieces, but not the second pawns of a table
+        // whose leading pawns are of both colours (their ranks start past
+        // the first rank).
+        match (1..n).find(|&g| self.factors[g] == 1 && (self.lens[g] == 1 || !(self.pp && g == 1)))
+        {
             Some(group) => {
                 let per_unit = (INDEX_CHUNK / self.radix[group]).max(1);
                 Units {
@@ -271,15 +275,16 @@ impl Encoding {
         }
     }
 
-    /// The walk in index order where group `fg`, a single piece, varies
-    /// fastest (factor 1). An order-preserving map between boards carries
-    /// the placements over: with the earlier groups' squares P fixed, the
-    /// piece of group `fg` at rank t among the squares outside P, and the
-    /// later groups decoded on a board of their own with t and P removed
-    /// (virtual squares v, which depend on their digits alone), the real
-    /// square of v is the (v + [v >= t])-th square outside P. So the later
-    /// groups are decoded once per `radix[fg]` placements, and each
-    /// placement costs a table look-up per piece.
+    /// The walk in index order where group `fg` varies fastest (factor
+    /// 1). An order-preserving map between boards carries the placements
+    /// over: with the earlier groups' squares P fixed, the piece of group
+    /// `fg` at rank t among the squares outside P, and the later groups
+    /// decoded on a board of their own with t and P removed (virtual
+    /// squares v, which depend on their digits alone), the real square of
+    /// v is the (v + [v >= t])-th square outside P; a group of several
+    /// pieces skips each of its ranks so. So the later groups are decoded
+    /// once per `radix[fg]` placements, and each placement costs a table
+    /// look-up per piece.
     fn walk_fastest<E>(
         &self,
         fg: usize,
@@ -289,6 +294,10 @@ impl Encoding {
     ) -> Result<(), E> {
         let n = self.lens.len();
         let radix = self.radix[fg];
+        let len = self.lens[fg];
+        // The squares the group's pieces may take (several pieces: never
+        // with an offset, see `units`).
+        let free = self.group_free(fg);
         let first = unit * per_unit;
         let last = (first + per_unit).min(self.size / radix);
         // Group `fg` has factor 1: step `o` is index `o * radix`.
@@ -311,7 +320,31 @@ impl Encoding {
                 outside = free_squares(occ, 0, 64).0;
             }
             if let Some(low) = (fg + 1..n).find(|&g| changed & 1 << g != 0) {
-                self.fill(&digits.digits, low, n, &mut virt, at + 1);
+                self.fill(&digits.digits, low, n, &mut virt, at + len);
+            }
+            if len > 1 {
+                // The group's ranks r[0] < r[1] < ... among the squares
+                // outside P, in colexicographic order (the digit's); a
+                // virtual square skips each of them at or below it.
+                let mut r = [0usize; MAX];
+                for (i, ri) in r.iter_mut().enumerate().take(len) {
+                    *ri = i;
+                }
+                for d in 0..radix {
+                    for i in 0..len {
+                        squares[at + i] = outside[r[i]];
+                    }
+                    for k in at + len..count {
+                        let mut u = usize::from(virt[k]);
+                        for &ri in &r[..len] {
+                            u += usize::from(u >= ri);
+                        }
+                        squares[k] = outside[u];
+                    }
+                    f(o * radix + d, &squares)?;
+                    colex_next(&mut r[..len], free);
+                }
+                continue;
             }
             for d in 0..radix {
                 let t = d as u8 + offset;
@@ -437,8 +470,8 @@ enum Order {
     /// unit walks besides the mover's, one of `parts` ranges of its
     /// choices in the walk's order (see [`Encoding::walk_mover`]).
     Mover { split: usize, parts: u64 },
-    /// Index order, `per_unit` steps of the single-piece group `group`
-    /// (factor 1) per unit.
+    /// Index order, `per_unit` steps of the group `group` (factor 1) per
+    /// unit.
     Fastest { group: usize, per_unit: u64 },
     /// Index order with a cursor, in chunks.
     Index,

@@ -38,16 +38,18 @@ impl Sweep {
         raw: &PagedWdl<'_>,
         progress: &Progress,
     ) -> Result<()> {
+        let halves = self.code_halves();
         for b in &self.blocks[self.chunk.clone()] {
-            let mut walked = [false; 2];
-            for half in 0..self.code_halves() {
-                if b.wdl_perm[half].is_some() && !b.same_index[half] {
-                    self.walk_wdl_sub_table(b, half, raw)?;
-                    raw.failure()?;
-                    walked[half] = true;
-                }
+            let walked: [bool; 2] =
+                std::array::from_fn(|h| h < halves && b.wdl_perm[h].is_some() && !b.same_index[h]);
+            // The block's progress shared among the walks, which each
+            // take about as long.
+            let walks = 1 + walked.iter().filter(|&&w| w).count() as u64;
+            for half in (0..2).filter(|&h| walked[h]) {
+                self.walk_wdl_sub_table(b, half, raw, progress, walks)?;
+                raw.failure()?;
             }
-            self.pass_wdl_rest(b, walked, raw, progress)?;
+            self.pass_wdl_rest(b, walked, raw, progress, walks)?;
             raw.failure()?;
         }
         Ok(())
@@ -57,12 +59,15 @@ impl Sweep {
     /// walked in index order: each legal placement's code at its DTZ
     /// index. Two WDL indices of one DTZ index (both orientations of a
     /// position whose WDL leading group lies on the diagonal) write the
-    /// same code.
+    /// same code. Reports its share of the block's progress, one of
+    /// `walks`.
     fn walk_wdl_sub_table<R: StoredWdlValues>(
         &self,
         b: &Block,
         half: usize,
         raw: &R,
+        progress: &Progress,
+        walks: u64,
     ) -> Result<()> {
         let Some((ws, perm)) = &b.wdl_perm[half] else {
             return Err(Error::inconsistent(
@@ -75,10 +80,14 @@ impl Sweep {
         let turn = if half == 0 { b.side } else { !b.side };
         let n = codec.pieces.len();
         let units = info.encoding.units();
+        let per_block = walks * info.encoding.size.max(1);
         (0..units.count).into_par_iter().try_for_each(|unit| {
             let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
-            info.encoding
+            let mut count = 0u64;
+            let walk = info
+                .encoding
                 .walk(units, unit, |widx, squares| -> Result<()> {
+                    count += 1;
                     // `perm`: per WDL slot, the DTZ slot of the same piece.
                     for (slot, &d) in perm[..n].iter().enumerate() {
                         pos.sq[usize::from(d)] = squares[slot];
@@ -98,7 +107,9 @@ impl Sweep {
                     })?;
                     self.set_code(b.base + local as usize, half, code);
                     Ok(())
-                })
+                });
+            progress.add(count * b.len as u64 / per_block);
+            walk
         })
     }
 
@@ -106,20 +117,27 @@ impl Sweep {
     /// the sides `walked`: the other sides' codes (their WDL indices are
     /// the DTZ ones, read in order), and, for a walked side, the codes of
     /// the legal placements the walk did not reach (see the module's
-    /// comment), each its diagonal twin's.
+    /// comment), each its diagonal twin's. Reports its share of the
+    /// block's progress, one of `walks`.
     fn pass_wdl_rest<R: StoredWdlValues>(
         &self,
         b: &Block,
         walked: [bool; 2],
         raw: &R,
         progress: &Progress,
+        walks: u64,
     ) -> Result<()> {
         let codec = &self.dtz.subs[b.sub].encoding;
         let n = codec.pieces.len();
         let units = codec.units();
         let turns = [b.side, !b.side];
         (0..units.count).into_par_iter().try_for_each(|unit| {
-            self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
+            let mut pos = Pos::new(&codec.pieces, &[0; MAX]);
+            let mut count = 0u64;
+            let walk = codec.walk(units, unit, |local, squares| -> Result<()> {
+                count += 1;
+                pos.sq = *squares;
+                let (local, pos) = (local as usize, &pos);
                 let att = pos.attacks();
                 let j = b.base + local;
                 for half in 0..self.code_halves() {
@@ -151,7 +169,9 @@ impl Sweep {
                     self.set_code(j, half, code);
                 }
                 Ok(())
-            })
+            });
+            progress.add(count / walks);
+            walk
         })
     }
 }

@@ -274,6 +274,11 @@ pub(crate) fn plan_slices(
         let mut lean = at(0, mode);
         lean.0.whole_bytes = whole.0.whole_bytes;
         if lean.0.within {
+            if let (OwnDtz::Paged(p), Some(limit)) = (mode, limit) {
+                if p.recomputes_unstored {
+                    spare_to_stored_pages(&mut lean.0, limit, own.chunk(0).0);
+                }
+            }
             return lean;
         }
         if lean.0.bytes < least_lean.as_ref().map_or(whole.0.bytes, |l| l.0.bytes) {
@@ -300,6 +305,19 @@ pub(crate) fn plan_slices(
         Some(cut) if cut.0.bytes < whole.0.bytes => cut,
         _ => whole,
     }
+}
+
+/// Gives what `plan` leaves of `limit`, once its closure has taken what
+/// it can use, to the stored DTZ's pages, up to `stored` bytes (a byte per
+/// index of the largest chunk: the whole stored side). For a pawnless
+/// table without symmetry whose stored DTZ is paged: pass 3 and the
+/// counting read it around each position's successors, and the fewer
+/// pages it is decoded into, the more often a page is decoded again.
+fn spare_to_stored_pages(plan: &mut SweepMemoryPlan, limit: u64, stored: u64) {
+    let spare = limit.saturating_sub(plan.bytes);
+    let extra = spare.min(stored.saturating_sub(plan.stored_page_bytes));
+    plan.stored_page_bytes += extra;
+    plan.bytes += extra;
 }
 
 /// What one table of a sweep's closure takes.
@@ -563,6 +581,13 @@ mod tests {
         );
         assert_eq!((plan.bytes, plan.page_bytes), (2500 * M, 162 * M));
         assert_eq!(whole, [false, true, true]);
+        // Beside a closure of 1 MiB (never paged), 2700 MiB, below 2711
+        // without the unstored DTZ: the stored DTZ paged, and its pages
+        // take the 761 MiB the plan (1939) leaves, 889 MiB of the 900.
+        let tiny = costs(&[("A", M)]);
+        let (plan, _) = plan_slices(&pawnless_table(), &tiny, Some(2700 * M));
+        assert!(plan.within && plan.recomputes_unstored && !plan.packed_codes);
+        assert_eq!((plan.bytes, plan.stored_page_bytes), (2700 * M, 889 * M));
         // 2000 MiB, below 1938 + 64: the codes packed (1338), and of the
         // closure's 662 MiB of room, B and C whole and 262 of pages.
         let (plan, whole) = plan_slices(&pawnless_table(), &tables(), Some(2000 * M));

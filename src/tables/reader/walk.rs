@@ -40,9 +40,10 @@ impl Encoding {
                 count: self.radix[..split].iter().product(),
             };
         }
-        // A group of several pieces, but not the second pawns of a table
-        // whose leading pawns are of both colours (their ranks start past
-        // the first rank).
+        // Any group after the leading one; of several pieces, not the
+        // other colour's pawns of a table whose both colours have pawns
+        // (`pp`): their ranks count from the second rank, an offset only
+        // the single piece's walk applies.
         match (1..n).find(|&g| self.factors[g] == 1 && (self.lens[g] == 1 || !(self.pp && g == 1)))
         {
             Some(group) => {

@@ -42,8 +42,8 @@ impl Encoding {
         }
         // Any group after the leading one; of several pieces, not the
         // other colour's pawns of a table whose both colours have pawns
-        // (`pp`): their ranks count from the second rank, an offset only
-        // the single piece's walk applies.
+        // (`pp`), whose ranks count from the second rank: no table here
+        // has such a group innermost, so that walk is unchecked.
         match (1..n).find(|&g| self.factors[g] == 1 && (self.lens[g] == 1 || !(self.pp && g == 1)))
         {
             Some(group) => {
@@ -296,8 +296,7 @@ impl Encoding {
         let n = self.lens.len();
         let radix = self.radix[fg];
         let len = self.lens[fg];
-        // The squares the group's pieces may take (several pieces: never
-        // with an offset, see `units`).
+        // How many squares the group's pieces may take.
         let free = self.group_free(fg);
         let first = unit * per_unit;
         let last = (first + per_unit).min(self.size / radix);
@@ -323,38 +322,27 @@ impl Encoding {
             if let Some(low) = (fg + 1..n).find(|&g| changed & 1 << g != 0) {
                 self.fill(&digits.digits, low, n, &mut virt, at + len);
             }
-            if len > 1 {
-                // The group's ranks r[0] < r[1] < ... among the squares
-                // outside P, in colexicographic order (the digit's); a
-                // virtual square skips each of them at or below it.
-                let mut r = [0usize; MAX];
-                for (i, ri) in r.iter_mut().enumerate().take(len) {
-                    *ri = i;
-                }
-                for d in 0..radix {
-                    for i in 0..len {
-                        squares[at + i] = outside[r[i]];
-                    }
-                    for k in at + len..count {
-                        let mut u = usize::from(virt[k]);
-                        for &ri in &r[..len] {
-                            u += usize::from(u >= ri);
-                        }
-                        squares[k] = outside[u];
-                    }
-                    f(o * radix + d, &squares)?;
-                    colex_next(&mut r[..len], free);
-                }
-                continue;
+            // The group's ranks r[0] < r[1] < ... among its squares, in
+            // colexicographic order (the digit's); a virtual square skips
+            // each of them (offset into the squares outside P) at or
+            // below it.
+            let mut r = [0usize; MAX];
+            for (i, ri) in r.iter_mut().enumerate().take(len) {
+                *ri = i;
             }
             for d in 0..radix {
-                let t = d as u8 + offset;
-                squares[at] = outside[usize::from(t)];
-                for k in at + 1..count {
-                    let v = virt[k];
-                    squares[k] = outside[usize::from(v + u8::from(v >= t))];
+                for i in 0..len {
+                    squares[at + i] = outside[r[i] + offset];
+                }
+                for k in at + len..count {
+                    let mut u = usize::from(virt[k]);
+                    for &ri in &r[..len] {
+                        u += usize::from(u >= ri + offset);
+                    }
+                    squares[k] = outside[u];
                 }
                 f(o * radix + d, &squares)?;
+                colex_next(&mut r[..len], free);
             }
         }
         Ok(())

@@ -100,13 +100,13 @@ impl Sweep {
                     let local = codec.encode(&mut dtz_squares[..n]).ok_or_else(|| {
                         Error::inconsistent("the sweep", "legal position without a DTZ index")
                     })?;
-                    let stored = raw.get(turn, info.start + widx);
+                    let mut stored = [ILLEGAL; 2];
+                    stored[half] = raw.get(turn, info.start + widx);
                     let pos = &pos;
-                    let code = self.wdl_code(pos, &att, turn, stored, &mut |m, t: Color| {
+                    let j = b.base + local as usize;
+                    self.store_codes(b, pos, &att, stored, j, &mut |m, t: Color| {
                         self.capture_wdl(b, pos, m, t)
-                    })?;
-                    self.set_code(b.base + local as usize, half, code);
-                    Ok(())
+                    })
                 });
             progress.add(count * b.len as u64 / per_block);
             walk
@@ -140,6 +140,8 @@ impl Sweep {
                 let (local, pos) = (local as usize, &pos);
                 let att = pos.attacks();
                 let j = b.base + local;
+                // The stored values of the halves left to work out here.
+                let mut stored = [ILLEGAL; 2];
                 for half in 0..self.code_halves() {
                     if !att.legal(turns[half]) {
                         continue;
@@ -162,13 +164,11 @@ impl Sweep {
                         // Not expected; looked up the general way, which
                         // is right, only slow.
                     }
-                    let stored = self.stored_wdl(raw, b, half, local, pos, turns[half])?;
-                    let code = self.wdl_code(pos, &att, turns[half], stored, &mut |m, t| {
-                        self.capture_wdl(b, pos, m, t)
-                    })?;
-                    self.set_code(j, half, code);
+                    stored[half] = self.stored_wdl(raw, b, half, local, pos, turns[half])?;
                 }
-                Ok(())
+                self.store_codes(b, pos, &att, stored, j, &mut |m, t| {
+                    self.capture_wdl(b, pos, m, t)
+                })
             });
             progress.add(count / walks);
             walk

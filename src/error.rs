@@ -103,6 +103,13 @@ pub enum Error {
         /// The JSON decoder's error.
         source: serde_json::Error,
     },
+    /// Result files made by different builds of fiftymove, which must
+    /// not be summed or set side by side.
+    MixedBuilds {
+        /// Each build (`None`: a document of a build before documents named
+        /// theirs) with the files, or `file:line`s, that it made.
+        builds: Vec<(Option<String>, Vec<String>)>,
+    },
     /// Writing output failed.
     Output {
         /// The destination.
@@ -240,6 +247,7 @@ impl Error {
             | Error::Input { .. }
             | Error::Read { .. }
             | Error::NotAScanResult { .. }
+            | Error::MixedBuilds { .. }
             | Error::RemoteBudget { .. } => EXIT_BAD_INPUT,
             Error::MissingTables { .. }
             | Error::Table { .. }
@@ -365,6 +373,28 @@ impl Error {
                 "{}: line {line}: not a scan result ({source})",
                 path.display()
             ),
+            Error::MixedBuilds { builds } => {
+                f.write_str("the results come from different builds of fiftymove: ")?;
+                for (i, (build, files)) in builds.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    match build {
+                        Some(b) => write!(f, "build {b}: ")?,
+                        None => f.write_str("no build named (an older fiftymove): ")?,
+                    }
+                    const SHOWN: usize = 4;
+                    f.write_str(&files[..files.len().min(SHOWN)].join(", "))?;
+                    if files.len() > SHOWN {
+                        write!(f, " and {} more", files.len() - SHOWN)?;
+                    }
+                }
+                write!(
+                    f,
+                    " (this is build {}); compute them again with one build",
+                    crate::build_id::BUILD_ID
+                )
+            }
             Error::Output { path, error } => {
                 write!(f, "cannot write {}: {error}", path.display())
             }

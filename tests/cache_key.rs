@@ -89,6 +89,35 @@ fn the_build_id_is_the_hash_of_the_sources_and_one_line_changes_it() {
         assert!(!seen.contains(&id), "{file}: the id stayed {id}");
         seen.push(id);
     }
+    // Test-only code is not hashed: a changed line of a test file, or of
+    // an engine file's test module, leaves the id (and so users' cached
+    // results) as it was.
+    let engine_changed = seen.last().unwrap().clone();
+    for (file, from, to) in [
+        (
+            "src/tables/reader/tests.rs",
+            "pub(crate) fn tables_dir() -> PathBuf {",
+            "pub(crate) fn tables_dir() -> PathBuf {\n    // edited",
+        ),
+        (
+            "src/model/dtz.rs",
+            "// A bare king can take only the rook",
+            "// A lone king can take only the rook",
+        ),
+    ] {
+        change_one_line(copy.path(), file, from, to);
+        assert_eq!(
+            of_sources(copy.path()).unwrap(),
+            engine_changed,
+            "{file}: test-only code changed the id"
+        );
+    }
+    // A test file added under a `tests` folder of the sources does not
+    // count either.
+    let extra = copy.path().join("src/solve/tests");
+    fs::create_dir_all(&extra).unwrap();
+    fs::write(extra.join("added.rs"), "#[test]\nfn t() {}\n").unwrap();
+    assert_eq!(of_sources(copy.path()).unwrap(), engine_changed);
 }
 
 /// The cache files under `dir`, by name.
@@ -111,7 +140,7 @@ fn falsify_wins(stats_file: &Path) {
 }
 
 #[test]
-fn results_cached_by_another_build_are_removed_and_computed_again() {
+fn results_cached_by_another_build_are_never_read_and_kept_until_cleaned() {
     let cache = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
         let out = run_ok(
@@ -157,6 +186,7 @@ fn results_cached_by_another_build_are_removed_and_computed_again() {
     } else {
         "0123456789abcdef"
     };
+    let mut planted_bytes = 0;
     for p in &ours {
         let name = p.file_name().unwrap().to_string_lossy();
         let renamed = p.with_file_name(name.replace(BUILD_ID, other));
@@ -166,34 +196,36 @@ fn results_cached_by_another_build_are_removed_and_computed_again() {
             entry["key"]["build"] = Value::from(other);
             fs::write(p, serde_json::to_vec(&entry).unwrap()).unwrap();
         }
+        planted_bytes += fs::metadata(p).unwrap().len();
         fs::rename(p, &renamed).unwrap();
     }
     // And one file of the caches before build ids.
     let legacy = cache.path().join("solve/KQvKR.rule-none.dtm.v2.fms");
     fs::write(&legacy, b"an old solve").unwrap();
-    let planted = cache_files(cache.path()).len();
-    assert_eq!(planted, ours.len() + 1);
+    planted_bytes += 12;
+    let planted = cache_files(cache.path());
+    assert_eq!(planted.len(), ours.len() + 1);
 
+    // Not read: the outputs are the fresh ones. Not removed: every planted
+    // file is still there, and one note says how much they hold and how to
+    // remove them.
     let (claim_again, stderr) = run(&claim);
     assert_eq!(claim_again, claim_fresh);
     let notes: Vec<&str> = stderr.lines().filter(|l| l.starts_with("note:")).collect();
     assert_eq!(notes.len(), 1, "{stderr}");
+    let size = fiftymove::human::human_bytes(planted_bytes);
     assert!(
-        notes[0].starts_with(&format!(
-            "note: removed {planted} cached result(s) of other builds of fiftymove"
-        )),
+        notes[0].contains(&format!("holds {size} of results of 2 other build(s)"))
+            && notes[0].contains("fiftymove cache clean --other-builds"),
         "{stderr}"
     );
-    let (solve_again, stderr) = run(&solve);
+    let (solve_again, _) = run(&solve);
     assert_eq!(solve_again, solve_fresh);
-    assert!(
-        !stderr.contains("note:"),
-        "nothing left to remove: {stderr}"
-    );
-    // What is there now is this build's own, made again.
-    assert_eq!(cache_files(cache.path()), ours);
-    // --quiet removes them too, without the note.
-    fs::write(&legacy, b"an old solve").unwrap();
+    let now = cache_files(cache.path());
+    for p in planted.iter().chain(&ours) {
+        assert!(now.contains(p), "{} is gone: {now:?}", p.display());
+    }
+    // --quiet says nothing.
     let out = run_ok(
         fiftymove()
             .env("FIFTYMOVE_CACHE_DIR", cache.path())
@@ -205,5 +237,33 @@ fn results_cached_by_another_build_are_removed_and_computed_again() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(!legacy.exists());
+
+    // `cache` lists them by build, and `cache clean --other-builds`
+    // removes them and nothing of this build.
+    let (listing, _) = run(&["cache"]);
+    let rows: Vec<Value> = listing
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let held = |this: bool| -> u64 {
+        rows.iter()
+            .filter(|r| r["build"].is_string() && r["this_build"] == this)
+            .map(|r| r["bytes"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(held(false), planted_bytes, "{listing}");
+    assert!(held(true) > 0, "{listing}");
+    assert!(rows
+        .iter()
+        .any(|r| r["build"] == "v2" && r["material"] == "KQvKR"));
+    let (cleaned, _) = run(&["cache", "clean", "--other-builds"]);
+    let cleaned: Value = serde_json::from_str(cleaned.trim()).unwrap();
+    assert_eq!(cleaned["files"], Value::from(planted.len() as u64));
+    assert_eq!(cleaned["bytes"], Value::from(planted_bytes));
+    assert_eq!(cache_files(cache.path()), ours);
+    let (_, stderr) = run(&claim);
+    assert!(
+        !stderr.contains("note:"),
+        "nothing left of other builds: {stderr}"
+    );
 }

@@ -359,6 +359,47 @@ fn replayed_line_equals_local_line() {
     replayed_equals_local("line");
 }
 
+/// A service's answers are kept under the cache root `--cache-dir` names
+/// (`remote/`), nowhere else, and not at all with `--no-cache`.
+#[test]
+fn answers_are_kept_under_cache_dir_and_not_with_no_cache() {
+    let (cmd, fen) = replay_commands()
+        .into_iter()
+        .find(|(c, _)| c == "probe")
+        .expect("a probe in replay/commands.txt");
+    for no_cache in [false, true] {
+        let replay = Replay::start();
+        let home = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let mut command = common::fiftymove();
+        command
+            .env_remove("FIFTYMOVE_CACHE_DIR")
+            .env_remove("XDG_CACHE_HOME")
+            .env("HOME", home.path())
+            .arg("--quiet")
+            .arg("--cache-dir")
+            .arg(root.path());
+        if no_cache {
+            command.arg("--no-cache");
+        }
+        common::run_ok(command.args([&cmd, &format!("--remote={}", replay.url()), &fen]));
+        assert!(replay.counts().0 > 0);
+        assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0);
+        let remote = root.path().join("remote");
+        let answers = std::fs::read_dir(&remote)
+            .map(|dirs| {
+                dirs.map(|d| std::fs::read_dir(d.unwrap().path()).unwrap().count())
+                    .sum::<usize>()
+            })
+            .unwrap_or(0);
+        if no_cache {
+            assert!(!remote.exists(), "--no-cache kept answers");
+        } else {
+            assert_eq!(answers, replay.counts().0, "one file per answer");
+        }
+    }
+}
+
 #[test]
 fn the_replay_server_refuses_what_was_not_captured() {
     // A position outside the capture: a 404, an error, and the test sees it.

@@ -19,6 +19,7 @@ use std::{
 };
 
 use common::{fiftymove, stdout_ok, tables_dir, test_cache_dir};
+use fiftymove::build_id::BUILD_ID;
 
 fn script(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -206,6 +207,40 @@ fn slurm_killed_task_is_the_only_one_run_again() {
         "{}",
         text(&o)
     );
+    // Shard 3 and the merged result as another build would have left them
+    // (after a rebuild): both are computed again, the other shards are not.
+    let ours = format!("\"build\":\"{BUILD_ID}\"");
+    let theirs = format!("\"build\":\"{}\"", other_build_id());
+    for name in ["KQvKR.shard-3-of-3.json", "KQvKR.json"] {
+        let path = out_dir.join(name);
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.contains(&ours), "{name} names this build: {text}");
+        fs::write(&path, text.replace(&ours, &theirs)).unwrap();
+    }
+    let before = [stamp(1), stamp(2)];
+    let o = submit(
+        None,
+        &["--wait", "scan", "KQvKR", "--shards", "3", "--out", out],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("submitted scan KQvKR shards 3 of 3"), "{t}");
+    assert!(t.contains("made by another build"), "{t}");
+    assert_eq!(
+        [stamp(1), stamp(2)],
+        before,
+        "a shard of this build was computed again"
+    );
+    assert!(fs::read(out_dir.join("KQvKR.json")).unwrap() == local_scan("KQvKR"));
+}
+
+/// A build id that is not this one.
+fn other_build_id() -> &'static str {
+    if BUILD_ID == "0123456789abcdef" {
+        "fedcba9876543210"
+    } else {
+        "0123456789abcdef"
+    }
 }
 
 /// A task that fails is named with its shard and exit code, and the merge

@@ -229,8 +229,10 @@ fn cache_is_reused_and_damage_is_never_trusted() {
     let cache = tempfile::tempdir().unwrap();
     let first = solve(cache.path(), &["KQvKR"]);
     let name = |table| Cache::file_name(table, Rule::FIFTY, Metric::Dtz);
-    let file = cache.path().join(name("KQvKR"));
-    let sub = cache.path().join(name("KQvK"));
+    // Solves are kept in the cache root's solve/.
+    let dir = cache.path().join("solve");
+    let file = dir.join(name("KQvKR"));
+    let sub = dir.join(name("KQvK"));
     assert!(file.exists() && sub.exists());
     let stamp = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
     let (before, sub_before) = (stamp(&file), stamp(&sub));
@@ -267,7 +269,7 @@ fn cache_is_reused_and_damage_is_never_trusted() {
     std::fs::copy(&sub, &file).unwrap();
     assert_eq!(solve(cache.path(), &["KQvKR"]), first);
     // No temporary files are left behind.
-    for entry in std::fs::read_dir(cache.path()).unwrap() {
+    for entry in std::fs::read_dir(&dir).unwrap() {
         let name = entry.unwrap().file_name();
         assert!(!name.to_string_lossy().ends_with(".tmp"), "{name:?}");
     }
@@ -279,12 +281,12 @@ fn cache_is_reused_and_damage_is_never_trusted() {
 #[test]
 fn stale_temporary_files_are_removed_at_the_next_start() {
     let cache = tempfile::tempdir().unwrap();
+    let dir = cache.path().join("solve");
+    std::fs::create_dir(&dir).unwrap();
     let name = Cache::file_name("KQvKR", Rule::FIFTY, Metric::Dtz);
     // Process ids stop well below u32::MAX (Linux: at most 2^22).
-    let stale = cache.path().join(format!(".{name}.4294967295.0.tmp"));
-    let live = cache
-        .path()
-        .join(format!(".{name}.{}.0.tmp", std::process::id()));
+    let stale = dir.join(format!(".{name}.4294967295.0.tmp"));
+    let live = dir.join(format!(".{name}.{}.0.tmp", std::process::id()));
     std::fs::write(&stale, b"half a solve").unwrap();
     std::fs::write(&live, b"being written").unwrap();
     solve(cache.path(), &["KRvK"]);
@@ -375,11 +377,12 @@ fn closure_solved(args: &[&str], own: &str) -> (String, tempfile::TempDir) {
             .args(args),
     );
     let cache = tempfile::tempdir().unwrap();
-    for entry in std::fs::read_dir(whole.path()).unwrap() {
+    std::fs::create_dir(cache.path().join("solve")).unwrap();
+    for entry in std::fs::read_dir(whole.path().join("solve")).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if name.ends_with(".fms") && !name.starts_with(&format!("{own}.")) {
-            std::fs::copy(&path, cache.path().join(&name)).unwrap();
+            std::fs::copy(&path, cache.path().join("solve").join(&name)).unwrap();
         }
     }
     (expected, cache)
@@ -412,7 +415,7 @@ fn dot_files(dir: &std::path::Path) -> Vec<std::ffi::OsString> {
 fn a_killed_solve_resumes_where_it_stopped() {
     let args = ["--json", "--threads", "1", "solve", "KPPvK"];
     let (expected, cache) = closure_solved(&args, "KPPvK");
-    let journal = || file_ending(cache.path(), ".journal");
+    let journal = || file_ending(&cache.path().join("solve"), ".journal");
     let mut child = fiftymove()
         .arg("--quiet")
         .arg("--cache-dir")
@@ -455,7 +458,7 @@ fn a_killed_solve_resumes_where_it_stopped() {
     let note = format!("resuming the solve of KPPvK (dtz, rule 50): {kept} of 576 slices");
     assert!(stderr.contains(&note), "{note} not in: {stderr}");
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
-    let left = dot_files(cache.path());
+    let left = dot_files(&cache.path().join("solve"));
     assert!(left.is_empty(), "{left:?}");
 }
 
@@ -477,7 +480,7 @@ fn a_killed_pawnless_solve_resumes_from_its_checkpoint() {
     let args = ["--json", "--threads", "1", "--checkpoint-every", "0"];
     let solve = ["solve", "KQvKR"];
     let (expected, cache) = closure_solved(&["--json", "solve", "KQvKR"], "KQvKR");
-    let checkpoint = || file_ending(cache.path(), ".checkpoint");
+    let checkpoint = || file_ending(&cache.path().join("solve"), ".checkpoint");
     let mut child = fiftymove()
         .arg("--quiet")
         .arg("--cache-dir")
@@ -522,6 +525,6 @@ fn a_killed_pawnless_solve_resumes_from_its_checkpoint() {
     );
     assert!(stderr.contains(&note), "{note} not in: {stderr}");
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
-    let left = dot_files(cache.path());
+    let left = dot_files(&cache.path().join("solve"));
     assert!(left.is_empty(), "{left:?}");
 }

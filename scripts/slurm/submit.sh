@@ -23,7 +23,10 @@
 # Shard K of N is array task K (`--array` lists the missing K, 1-based, as
 # `--shard K/N` takes them), so SLURM's task-id base does not matter.
 # Results are written atomically (fiftymove --out), so a killed task leaves
-# no file and is scheduled again by the next submission.
+# no file and is scheduled again by the next submission. A result file counts
+# as done only when every document in it names the build of --bin: after a
+# rebuild, a resubmission computes again what another build made, instead of
+# mixing builds (merge would refuse the mixture).
 # Outputs in DIR: MATERIAL.shard-K-of-N.json and MATERIAL.json (scan);
 # MATERIAL.json for every material of the closure (solve); logs/ per task,
 # with an .rc file holding each task's exit code.
@@ -52,6 +55,12 @@ done
 KIND=$1; shift
 [ -x "$BIN" ] || die "no fiftymove binary at $BIN (cargo build --release, or --bin PATH)"
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+BUILD=$("$BIN" --version | sed -n 's/.*(build \([0-9a-f]\{16\}\)).*/\1/p')
+[ -n "$BUILD" ] || die "$BIN --version names no build id"
+# Whether result file $1 is done: there, and every document of it made by this build.
+done_file() { [ -s "$1" ] && ! grep -qv "\"build\":\"$BUILD\"" "$1"; }
+# Says why an existing result file $1 is computed again.
+note_other_build() { [ -s "$1" ] && say "$1 was made by another build than $BUILD: computed again"; return 0; }
 [[ "$THREADS" =~ ^[1-9][0-9]*$ ]] || die "--threads needs a positive number, not '$THREADS'"
 command -v sbatch >/dev/null || die "sbatch not found: no SLURM client here (scripts/slurm/local-cluster.sh start makes a one-node cluster)"
 
@@ -120,15 +129,17 @@ scan)
     M=${MATERIALS[0]}
     N=$SHARDS
     MERGED="$OUT/$M.json"
-    if [ -s "$MERGED" ]; then
+    if done_file "$MERGED"; then
         say "$MERGED exists: nothing to do"
     else
+        note_other_build "$MERGED"
         BOUND=$("$BIN" "${TABLES[@]}" --quiet scan --plan "$M" | cut -f2)
         check_limit "$BOUND" "scan $M"
         MIB=$(mem_mib "$BOUND")
         TODO=()
         for k in $(seq 1 "$N"); do
-            [ -s "$OUT/$M.shard-$k-of-$N.json" ] || TODO+=("$k")
+            SHARD="$OUT/$M.shard-$k-of-$N.json"
+            done_file "$SHARD" || { note_other_build "$SHARD"; TODO+=("$k"); }
         done
         DEP=()
         if [ ${#TODO[@]} -gt 0 ]; then
@@ -167,9 +178,10 @@ solve)
     while IFS=$'\t' read -r m bound state needs; do
         # A closure material is done once cached; a target once its document
         # is written too.
-        if [ "$state" = cached ] && { [[ "$TARGETS" != *" $m "* ]] || [ -s "$OUT/$m.json" ]; }; then
+        if [ "$state" = cached ] && { [[ "$TARGETS" != *" $m "* ]] || done_file "$OUT/$m.json"; }; then
             continue
         fi
+        [[ "$TARGETS" != *" $m "* ]] || note_other_build "$OUT/$m.json"
         rm -f "$OUT/logs/$m.solve.rc"
         check_limit "$bound" "solve $m"
         MIB=$(mem_mib "$bound")

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use super::filter::Filter;
 use crate::{
-    build_id::{self, Removed, BUILD_ID},
+    build_id::{self, CachedFile, NameParts, BUILD_ID},
     chess::{material::Material, rule::Metric, rule::Rule},
     error::{Error, Result},
     memory::MemoryLimit,
@@ -156,26 +156,39 @@ impl StatsCache {
         ))
     }
 
-    /// Removes the documents that other builds made (they are never read),
-    /// and those of the caches before build ids
-    /// (`<material>.<metric>.<hash>.json`).
+    /// Every document of this cache, of every build, and those of the
+    /// caches before build ids (`<material>.<metric>.<hash>.json`, listed
+    /// with the build `v0`). A missing directory holds none.
     ///
     /// # Errors
     ///
-    /// The directory cannot be listed or a file removed.
-    pub fn remove_other_builds(&self) -> std::io::Result<Removed> {
+    /// The directory cannot be listed.
+    pub fn files(&self) -> std::io::Result<Vec<CachedFile>> {
         // `<material>.<metric>.<hash>`, the stem both namings share.
-        let stem_ok = |stem: &str| {
+        let parts_of = |stem: &str, build: String| {
             let parts: Vec<&str> = stem.split('.').collect();
-            matches!(parts[..], [material, metric, hash]
-                if material.bytes().all(|b| b"KQRBNPv".contains(&b))
-                    && ["dtz", "dtr", "dtm"].contains(&metric)
-                    && hash.len() == 16
-                    && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+            match parts[..] {
+                [material, metric, hash]
+                    if build_id::is_material_name(material)
+                        && ["dtz", "dtr", "dtm"].contains(&metric)
+                        && hash.len() == 16
+                        && hash.bytes().all(|b| b.is_ascii_hexdigit()) =>
+                {
+                    Some(NameParts {
+                        material: material.to_owned(),
+                        what: metric.to_owned(),
+                        build,
+                        partial: false,
+                    })
+                }
+                _ => None,
+            }
         };
-        build_id::remove_other_builds(&self.dir, |name| {
-            build_id::names_other_build(name, "json", stem_ok)
-                || name.strip_suffix(".json").is_some_and(stem_ok)
+        build_id::list_files(&self.dir, |name| {
+            match build_id::split_build_tag(name, "json") {
+                Some((stem, build)) => parts_of(stem, build),
+                None => parts_of(name.strip_suffix(".json")?, "v0".to_owned()),
+            }
         })
     }
 
@@ -594,6 +607,25 @@ mod tests {
             let name = e.unwrap().file_name();
             assert!(!name.to_string_lossy().ends_with(".tmp"), "{name:?}");
         }
+        // Both documents are listed by their build and material, one of
+        // the caches before build ids too, and nothing else.
+        std::fs::write(dir.join("KRBvKR.dtr.0123456789abcdef.json"), b"{}").unwrap();
+        std::fs::write(dir.join("notes.json"), b"{}").unwrap();
+        let listed: Vec<(String, String, String)> = cache
+            .files()
+            .unwrap()
+            .into_iter()
+            .map(|f| (f.material, f.what, f.build))
+            .collect();
+        let mut expected = vec![
+            ("KRBvKR".to_owned(), "dtz".to_owned(), ours.to_owned()),
+            ("KRBvKR".to_owned(), "dtz".to_owned(), ours.to_owned()),
+            ("KRBvKR".to_owned(), "dtr".to_owned(), "v0".to_owned()),
+        ];
+        expected.sort();
+        let mut listed = listed;
+        listed.sort();
+        assert_eq!(listed, expected);
         std::fs::remove_dir_all(&dir).ok();
     }
 

@@ -9,31 +9,56 @@ use crate::{
 };
 
 /// Reads the results in `paths`, one JSON document per non-empty line, in
-/// file and line order.
+/// file and line order. They must all be of one build
+/// ([`ScanStats::build`]): results of different code are never summed or
+/// set side by side.
 ///
 /// # Errors
 ///
 /// [`Error::Read`] naming the file that cannot be read,
-/// [`Error::NotAScanResult`] the file and line that is not a scan result.
+/// [`Error::NotAScanResult`] the file and line that is not a scan result,
+/// [`Error::MixedBuilds`] the files of each build when there are several.
 pub fn read_results(paths: &[PathBuf]) -> Result<Vec<ScanStats>> {
     let mut parts = Vec::new();
+    // Each build, with the places of its documents, in order of appearance.
+    let mut builds: Vec<(Option<String>, Vec<String>)> = Vec::new();
     for path in paths {
         let text = read_text(path)?;
-        for (i, line) in text
+        let lines: Vec<(usize, &str)> = text
             .lines()
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
-        {
+            .collect();
+        for &(i, line) in &lines {
             let stats: ScanStats =
                 serde_json::from_str(line).map_err(|source| Error::NotAScanResult {
                     path: path.clone(),
                     line: i + 1,
                     source,
                 })?;
+            // A file of one document is named by its path alone.
+            let place = if lines.len() == 1 {
+                path.display().to_string()
+            } else {
+                format!("{}:{}", path.display(), i + 1)
+            };
+            match builds.iter_mut().find(|(b, _)| *b == stats.build) {
+                Some((_, places)) => places.push(place),
+                None => builds.push((stats.build.clone(), vec![place])),
+            }
             parts.push(stats);
         }
     }
+    if builds.len() > 1 {
+        return Err(Error::MixedBuilds { builds });
+    }
     Ok(parts)
+}
+
+/// The build that made `results` (all of one build, as [`read_results`]
+/// gives them), if they name it.
+pub fn build_of(results: &[ScanStats]) -> Option<&str> {
+    results.first().and_then(|r| r.build.as_deref())
 }
 
 /// Reads the results in `paths` as [`read_results`] does and, if any of them
@@ -108,6 +133,11 @@ pub fn merge_shards(parts: Vec<ScanStats>) -> Result<Vec<ScanStats>> {
             {
                 return Err(bad(
                     "the parts come from different engines, rules or metrics".into(),
+                ));
+            }
+            if part.build != group[0].build {
+                return Err(bad(
+                    "the parts come from different builds of fiftymove".into()
                 ));
             }
         }

@@ -366,6 +366,10 @@ pub struct ScanStats {
     /// The metric of a solve.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metric: Option<Metric>,
+    /// The build id of the code that computed it ([`crate::build_id`]);
+    /// `None` in a document of a build before documents named theirs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
     /// White to move.
     pub white: SideStats,
     /// Black to move.
@@ -421,6 +425,9 @@ impl Serialize for ScanStats {
         if let Some(m) = &self.metric {
             map.serialize_entry("metric", m)?;
         }
+        if let Some(b) = &self.build {
+            map.serialize_entry("build", b)?;
+        }
         map.serialize_entry(
             "white",
             &SideView {
@@ -446,7 +453,7 @@ impl Serialize for ScanStats {
 pub const SYMMETRY_REDUCED: &str = "symmetry-reduced";
 
 impl ScanStats {
-    /// Empty statistics for `material`.
+    /// Empty statistics for `material`, made by this build.
     pub fn new(material: &str, raw: bool) -> ScanStats {
         let side = SideStats {
             raw: raw.then(RawCounts::default),
@@ -458,6 +465,7 @@ impl ScanStats {
             engine: None,
             rule: None,
             metric: None,
+            build: Some(crate::build_id::BUILD_ID.to_owned()),
             white: side.clone(),
             black: side,
             shard: None,

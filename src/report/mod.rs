@@ -56,6 +56,27 @@ pub struct ReportInput {
     pub solved: Vec<ScanStats>,
 }
 
+/// Which builds computed the statistics shown: "build `X`", or several,
+/// as one sentence (a report made from saved documents shows another
+/// build's numbers, and says so).
+fn builds_sentence(input: &ReportInput) -> String {
+    let mut builds: Vec<&str> = input
+        .stats
+        .iter()
+        .chain(&input.solved)
+        .map(|s| s.build.as_deref().unwrap_or("unnamed (an older fiftymove)"))
+        .collect();
+    builds.sort_unstable();
+    builds.dedup();
+    let this = crate::build_id::BUILD_ID;
+    let list = builds.join(", ");
+    match builds[..] {
+        [] => format!("Written by build {this}."),
+        [one] if one == this => format!("Written by build {this}, which computed every number."),
+        _ => format!("Written by build {this}; the numbers were computed by build {list}."),
+    }
+}
+
 fn color_word(c: Color) -> &'static str {
     match c {
         Color::White => "White",

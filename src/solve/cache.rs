@@ -44,7 +44,7 @@ use super::{
     retro::SliceValues,
     Metric, Rule,
 };
-use crate::build_id::{self, Removed, BUILD_ID};
+use crate::build_id::{self, CachedFile, NameParts, BUILD_ID};
 
 const MAGIC: &[u8; 8] = b"FMSOLVE1";
 const FOOTER: usize = 8 + 8 + 8;
@@ -170,35 +170,39 @@ impl Cache {
         self.dir.join(Cache::file_name(table, rule, metric))
     }
 
-    /// Removes the solves that other builds made (their files are never
-    /// read).
+    /// Every file of this cache, of every build: finished solves, and the
+    /// partial files, journals and checkpoints of solves in progress. A
+    /// missing directory holds none.
     ///
     /// # Errors
     ///
-    /// The directory cannot be listed or a file removed.
-    pub fn remove_other_builds(&self) -> io::Result<Removed> {
-        build_id::remove_other_builds(&self.dir, |name| {
+    /// The directory cannot be listed.
+    pub fn files(&self) -> io::Result<Vec<CachedFile>> {
+        build_id::list_files(&self.dir, |name| {
             // An interrupted solve's file, journal and checkpoints are named
             // after the file it makes: `.<file>.partial`, `.<file>.journal`,
             // `.<file>.<slice>.checkpoint`.
-            let name = name
-                .strip_prefix('.')
-                .and_then(|n| {
-                    n.strip_suffix(PARTIAL)
-                        .or_else(|| n.strip_suffix(JOURNAL))
-                        .or_else(|| checkpoint::file_of_checkpoint(n))
-                })
-                .unwrap_or(name);
-            build_id::names_other_build(name, "fms", |stem| {
-                // `<TABLE>.rule-<N|none>.<metric>`
-                let mut parts = stem.split('.');
-                matches!(
-                    (parts.next(), parts.next(), parts.next(), parts.next()),
-                    (Some(table), Some(rule), Some(_), None)
-                        if table.bytes().all(|b| b"KQRBNPv".contains(&b))
-                            && rule.starts_with("rule-")
-                )
-            })
+            let in_progress = name.strip_prefix('.').and_then(|n| {
+                n.strip_suffix(PARTIAL)
+                    .or_else(|| n.strip_suffix(JOURNAL))
+                    .or_else(|| checkpoint::file_of_checkpoint(n))
+            });
+            let (stem, build) = build_id::split_build_tag(in_progress.unwrap_or(name), "fms")?;
+            // `<TABLE>.rule-<N|none>.<metric>`
+            let mut parts = stem.split('.');
+            match (parts.next(), parts.next(), parts.next(), parts.next()) {
+                (Some(table), Some(rule), Some(metric), None)
+                    if build_id::is_material_name(table) && rule.starts_with("rule-") =>
+                {
+                    Some(NameParts {
+                        material: table.to_owned(),
+                        what: format!("{rule} {metric}"),
+                        build,
+                        partial: in_progress.is_some(),
+                    })
+                }
+                _ => None,
+            }
         })
     }
 

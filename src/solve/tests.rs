@@ -669,11 +669,11 @@ fn an_interrupted_solve_resumes_from_its_last_finished_slice() {
     }
 }
 
-/// The partial file, journal and checkpoints an interrupted solve leaves are removed with
-/// the other files of another build (they are never taken up by this one),
-/// and this build's are kept (the next solve takes them up).
+/// The partial file, journal and checkpoints an interrupted solve leaves are listed
+/// as the files of the build that made them, in progress (another build's are never
+/// taken up by this one), and files that are not the cache's are not listed.
 #[test]
-fn partial_files_of_other_builds_are_removed() {
+fn partial_files_are_listed_by_their_build() {
     let dir = tempfile::tempdir().unwrap();
     let ours = Cache::file_name("KQvK", Rule::FIFTY, Metric::Dtz);
     let id = crate::build_id::BUILD_ID;
@@ -690,26 +690,30 @@ fn partial_files_of_other_builds_are_removed() {
         format!(".{theirs}.partial"),
         format!(".{theirs}.journal"),
         format!(".{theirs}.12.checkpoint"),
+        theirs.clone(),
         ".notes.partial".to_owned(),
     ];
     for n in &names {
         std::fs::write(dir.path().join(n), b"x").unwrap();
     }
-    let removed = Cache::new(dir.path()).remove_other_builds().unwrap();
-    assert_eq!(removed.files, 3);
-    let mut left: Vec<String> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+    let files = Cache::new(dir.path()).files().unwrap();
+    let listed: Vec<(String, bool, bool)> = files
+        .iter()
+        .map(|f| {
+            let name = f.path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, f.of_this_build(), f.partial)
+        })
         .collect();
-    left.sort();
-    let mut expected = vec![
-        names[0].clone(),
-        names[1].clone(),
-        names[2].clone(),
-        names[6].clone(),
-    ];
+    let mut expected: Vec<(String, bool, bool)> = names[..7]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.clone(), i < 3, i < 6))
+        .collect();
     expected.sort();
-    assert_eq!(left, expected);
+    assert_eq!(listed, expected);
+    assert!(files
+        .iter()
+        .all(|f| f.material == "KQvK" && f.what == "rule-50 dtz" && f.bytes == 1));
 }
 
 /// The dot files a cache directory holds: partial files, journals,

@@ -281,10 +281,11 @@ fn check_size(file: &str, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Where the binary keeps its md5 verdicts: `verified-md5.tsv` in
-/// [`crate::dirs::cache_dir`]. `None` when there is no cache directory.
+/// Where the md5 verdicts are kept by default: `verified-md5.tsv` in
+/// [`crate::dirs::cache_dir`] ([`crate::dirs::CacheRoot::md5_verdicts`]).
+/// `None` when there is no cache directory.
 pub fn default_cache_file() -> Option<PathBuf> {
-    Some(crate::dirs::cache_dir()?.join("verified-md5.tsv"))
+    Some(crate::dirs::CacheRoot::new(crate::dirs::cache_dir()?).md5_verdicts())
 }
 
 /// What identifies one version of a file: if any of it changes, the file

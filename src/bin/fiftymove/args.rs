@@ -38,7 +38,7 @@ pub struct RawArgs {
 
     /// Skip the md5 check of the table files a command needs (their sizes
     /// are still checked). The check hashes each file once and remembers
-    /// the verdict in ~/.cache/fiftymove (or $FIFTYMOVE_CACHE_DIR).
+    /// the verdict in the cache root (--cache-dir).
     #[arg(long, global = true)]
     pub no_verify: bool,
 
@@ -50,12 +50,17 @@ pub struct RawArgs {
     #[arg(long, global = true, value_name = "SIZE")]
     pub memory_limit: Option<String>,
 
-    /// Where solved materials are kept (default: $FIFTYMOVE_CACHE_DIR/solve,
-    /// else ~/.cache/fiftymove/solve).
+    /// The root of every cache: solved materials (DIR/solve), statistics
+    /// documents (DIR/stats), md5 verdicts (DIR/verified-md5.tsv) and a
+    /// service's answers (DIR/remote). Default: $FIFTYMOVE_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/fiftymove, else ~/.cache/fiftymove. `fiftymove cache`
+    /// lists what it holds.
     #[arg(long, global = true, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
 
-    /// Neither read nor write solved materials: solve everything afresh.
+    /// Neither read nor write results (solves, statistics documents, a
+    /// service's answers): compute everything afresh. md5 verdicts of the
+    /// tables are still kept.
     #[arg(long, global = true)]
     pub no_cache: bool,
 
@@ -277,6 +282,17 @@ pub enum Command {
         #[command(flatten)]
         remote: RemoteChoice,
     },
+    /// What the caches hold (`cache`, `cache list`), and removing it
+    /// (`cache clean`): solved materials and statistics documents by
+    /// build, material and metric, the md5 verdicts and a service's
+    /// answers, all under the cache root (--cache-dir).
+    ///
+    /// A build reads only the results it made itself; the others' stay
+    /// until `cache clean` removes them.
+    Cache {
+        #[command(subcommand)]
+        action: Option<CacheAction>,
+    },
     /// Write report.md and a self-contained report.html (inline SVG charts,
     /// board diagrams, claim verdicts) for endgames, scanned now or read
     /// from saved scans.
@@ -292,6 +308,63 @@ pub enum Command {
         #[arg(long = "from", value_name = "FILE")]
         from: Vec<PathBuf>,
     },
+}
+
+impl Command {
+    /// Whether the command may read or write cached results (solves and
+    /// statistics documents), and so should say what other builds hold.
+    pub fn uses_results(&self) -> bool {
+        match self {
+            Command::Probe { solve, .. } | Command::Line { solve, .. } => {
+                solve.rule.is_some() || solve.metric.is_some()
+            }
+            Command::Solve { .. }
+            | Command::Claims(_)
+            | Command::Records { .. }
+            | Command::Report { .. } => true,
+            Command::Scan { .. }
+            | Command::Merge { .. }
+            | Command::Tables { .. }
+            | Command::Cache { .. } => false,
+        }
+    }
+}
+
+/// What `cache` does.
+#[derive(Subcommand, Debug)]
+pub enum CacheAction {
+    /// List what the caches hold (the default): per build, cache,
+    /// material and what of it, the files and bytes; then the md5
+    /// verdicts and a service's answers.
+    List,
+    /// Remove cached results: those every option given selects (at least
+    /// one). Nothing else removes results.
+    Clean(CleanArgs),
+}
+
+/// The selection of `cache clean`.
+#[derive(clap::Args, Debug)]
+pub struct CleanArgs {
+    /// The results of every build but this one.
+    #[arg(long)]
+    pub other_builds: bool,
+    /// The results of this build id (16 hex digits, as `cache` lists them;
+    /// repeatable).
+    #[arg(long = "build", value_name = "ID")]
+    pub builds: Vec<String>,
+    /// Only these materials' results (repeatable).
+    #[arg(long = "material", value_name = "MATERIAL")]
+    pub materials: Vec<String>,
+    /// Only solves in progress (partial files, journals, checkpoints).
+    #[arg(long)]
+    pub partial: bool,
+    /// Every result of every build, the md5 verdicts and a service's
+    /// answers too.
+    #[arg(long, conflicts_with_all = ["other_builds", "builds", "materials", "partial"])]
+    pub all: bool,
+    /// Say what would be removed, and remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// The options of `claims`.

@@ -11,10 +11,11 @@ use std::{
 };
 
 use fiftymove::{
+    build_id::BUILD_ID,
     chess::material::Material,
     claims::records::{self, longest_wins, record_materials, RecordMaterials, RecordsReport},
     claims::{self, parse_catalog, Claim, Hooks, Sources, Verifier, SWEEP_UNITS},
-    model::merge::{read_text, read_whole_results},
+    model::merge::{build_of, read_text, read_whole_results},
     model::ScanStats,
     probe::Prober,
     report::{write_report, ReportInput},
@@ -105,6 +106,27 @@ fn load_catalog(path: Option<&Path>) -> Result<Vec<Claim>, Error> {
     }
 }
 
+/// Saved documents (`--from`), all of one build (`read_whole_results`
+/// refuses a mixture), with a note of which build made them unless
+/// `--quiet`: another build's numbers are that build's, not this one's.
+fn read_saved(global: &Global, from: &[PathBuf]) -> Result<Vec<ScanStats>, Error> {
+    let saved = read_whole_results(from)?;
+    if !global.quiet && !saved.is_empty() {
+        let whose = match build_of(&saved) {
+            Some(b) if b == BUILD_ID => format!("this build, {b}"),
+            Some(b) => format!("build {b}, not this one ({BUILD_ID})"),
+            None => {
+                format!("an older fiftymove that did not name its build, not this one ({BUILD_ID})")
+            }
+        };
+        eprintln!(
+            "note: read {} document(s) from --from, made by {whose}",
+            saved.len()
+        );
+    }
+    Ok(saved)
+}
+
 /// Verifies one claim; if that fails, says what the service cost first, so
 /// that the count is not lost behind the error.
 fn verify_reporting(
@@ -139,7 +161,7 @@ pub fn cmd_claims(global: &Global, args: &ClaimsArgs, out: &mut impl Write) -> R
     if let Some(r) = &remote {
         verifier = verifier.with_remote(r);
     }
-    for stats in read_whole_results(&args.from)? {
+    for stats in read_saved(global, &args.from)? {
         verifier.preload(stats)?;
     }
     // Everything that can fail on the tables fails here, before long work.
@@ -196,7 +218,7 @@ pub fn cmd_records(
     if let Some(r) = &remote {
         verifier = verifier.with_remote(r);
     }
-    let saved = read_whole_results(from)?;
+    let saved = read_saved(global, from)?;
     for s in &saved {
         verifier.preload(s.clone())?;
     }
@@ -248,7 +270,7 @@ pub fn cmd_report(
 ) -> RunResult {
     let inv = global.inventory()?;
     // Saved solver documents in DTM or DTR go beside the scans.
-    let (mut solved, saved): (Vec<ScanStats>, Vec<ScanStats>) = read_whole_results(from)?
+    let (mut solved, saved): (Vec<ScanStats>, Vec<ScanStats>) = read_saved(global, from)?
         .into_iter()
         .partition(|s| matches!(s.metric, Some(Metric::Dtm | Metric::Dtr)));
     let parsed: Vec<Material> = if saved.is_empty() {

@@ -8,6 +8,7 @@
 //! library; `render` and `render_claims` format results for people.
 
 mod args;
+mod cache_cmd;
 mod claims_cmd;
 mod probe_cmd;
 mod render;
@@ -26,6 +27,7 @@ use std::{
 use clap::Parser;
 use fiftymove::{
     claims::StatsCache,
+    dirs::CacheRoot,
     error::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER},
     human::human_bytes,
     memory::{parse_size, MemoryLimit},
@@ -76,57 +78,80 @@ struct Global {
     verify: bool,
     /// The most memory a sweep or a solve may take (`--memory-limit`).
     memory: MemoryLimit,
-    /// Where solved materials are kept, unless `--no-cache`.
-    cache: Option<PathBuf>,
-    /// Where a tablebase service's answers are kept, unless `--no-cache`.
-    remote_cache: Option<PathBuf>,
+    /// The one root of every cache (`--cache-dir`, else
+    /// `$FIFTYMOVE_CACHE_DIR`, ...), if there is one.
+    cache_root: Option<CacheRoot>,
+    /// Whether results (solves, statistics documents, a service's
+    /// answers) are read from and written to the caches (not
+    /// `--no-cache`).
+    cache_results: bool,
     /// Work on a slice between two of its checkpoints
     /// (`--checkpoint-every`).
     checkpoint_every: std::time::Duration,
 }
 
 impl Global {
+    /// The root of the result caches, unless `--no-cache`.
+    fn results_root(&self) -> Option<&CacheRoot> {
+        self.cache_root.as_ref().filter(|_| self.cache_results)
+    }
+
+    /// Where solved materials are kept, unless `--no-cache`.
+    fn solve_cache(&self) -> Option<Cache> {
+        self.results_root().map(|root| Cache::new(root.solves()))
+    }
+
+    /// Where a tablebase service's answers are kept, unless `--no-cache`.
+    fn remote_cache(&self) -> Option<PathBuf> {
+        self.results_root().map(CacheRoot::remote_answers)
+    }
+
     /// The solver of every command: its cache, memory limit and
     /// checkpoints as the flags say.
     fn solver(&self) -> Solver {
-        Solver::new(self.cache.clone().map(Cache::new), self.memory)
-            .checkpoint_every(self.checkpoint_every)
+        Solver::new(self.solve_cache(), self.memory).checkpoint_every(self.checkpoint_every)
     }
 
-    /// The cache of the claims' statistics documents, beside the solver's
-    /// (`<cache dir>/../stats`), unless `--no-cache`.
+    /// The cache of the statistics documents, unless `--no-cache`.
     fn stats_cache(&self) -> Option<StatsCache> {
-        self.cache
-            .as_ref()
-            .map(|dir| StatsCache::new(dir.with_file_name("stats")))
+        self.results_root()
+            .map(|root| StatsCache::new(root.stats()))
     }
 
-    /// Removes what other builds left in the caches (a build reads only
-    /// its own results, see `fiftymove::build_id`), and says so in one
-    /// line unless `--quiet`. A file that cannot be removed is left: it is
-    /// never read either.
-    fn remove_other_builds(&self) {
-        let Some(dir) = &self.cache else {
+    /// Says in one line, unless `--quiet`, how much the result caches hold
+    /// of other builds (never read by this one, and kept until the user
+    /// removes them), and how to remove it.
+    fn note_other_builds(&self) {
+        if self.quiet {
+            return;
+        }
+        let Some(root) = self.results_root() else {
             return;
         };
-        let mut removed = Cache::new(dir).remove_other_builds().unwrap_or_default();
-        if let Some(stats) = self.stats_cache() {
-            removed += stats.remove_other_builds().unwrap_or_default();
+        let held = cache_cmd::result_files(root)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|f| f.file)
+            .filter(|f| !f.of_this_build())
+            .collect::<Vec<_>>();
+        if held.is_empty() {
+            return;
         }
-        if removed.files > 0 && !self.quiet {
-            eprintln!(
-                "note: removed {} cached result(s) of other builds of fiftymove ({}) from {}",
-                removed.files,
-                human_bytes(removed.bytes),
-                dir.parent().unwrap_or(dir).display()
-            );
-        }
+        let builds: std::collections::BTreeSet<&str> =
+            held.iter().map(|f| f.build.as_str()).collect();
+        let bytes: u64 = held.iter().map(|f| f.bytes).sum();
+        eprintln!(
+            "note: {} holds {} of results of {} other build(s) of fiftymove, unused by this one; `fiftymove cache clean --other-builds` removes them",
+            root.root().display(),
+            human_bytes(bytes),
+            builds.len(),
+        );
     }
 
     fn inventory(&self) -> Result<Inventory, Error> {
         let inv = Inventory::scan(&self.table_dirs)?;
         Ok(if self.verify {
-            inv.with_md5_check(tables::default_cache_file())
+            inv.with_md5_check(self.cache_root.as_ref().map(CacheRoot::md5_verdicts))
         } else {
             inv
         })
@@ -238,24 +263,20 @@ fn run(raw: RawArgs) -> RunResult {
         quiet: raw.quiet,
         verify: !raw.no_verify,
         memory,
-        cache: if raw.no_cache {
-            None
-        } else {
-            raw.cache_dir
-                .clone()
-                .or_else(|| fiftymove::dirs::cache_dir().map(|d| d.join("solve")))
-        },
-        remote_cache: if raw.no_cache {
-            None
-        } else {
-            fiftymove::dirs::cache_dir().map(|d| d.join("remote"))
-        },
+        cache_root: raw
+            .cache_dir
+            .clone()
+            .or_else(fiftymove::dirs::cache_dir)
+            .map(CacheRoot::new),
+        cache_results: !raw.no_cache,
         checkpoint_every: raw.checkpoint_every.map_or(
             fiftymove::solve::CHECKPOINT_EVERY,
             std::time::Duration::from_secs,
         ),
     };
-    global.remove_other_builds();
+    if raw.command.uses_results() {
+        global.note_other_builds();
+    }
     let stdout = io::stdout();
     let mut out = stdout.lock();
     match raw.command {
@@ -342,6 +363,7 @@ fn run(raw: RawArgs) -> RunResult {
             materials,
             from,
         } => claims_cmd::cmd_report(&global, &dir, &materials, &from, &mut out),
+        Command::Cache { action } => cache_cmd::cmd_cache(&global, action.as_ref(), &mut out),
     }
 }
 

@@ -42,7 +42,7 @@ pub fn remote_prober(global: &Global, choice: &RemoteChoice) -> Result<Option<Pr
     };
     let remote = Remote::new(
         url,
-        global.remote_cache.as_deref(),
+        global.remote_cache().as_deref(),
         std::time::Duration::from_millis(choice.remote_spacing),
     )?
     .with_budget(Some(choice.remote_budget));

@@ -7,6 +7,7 @@
 //! | layer | holds |
 //! |---|---|
 //! | [`report`] | Markdown and HTML reports with SVG charts |
+//! | [`census`] | every endgame under every historical rule: DTR documents side by side, and FIDE's exception lists set against them |
 //! | [`claims`] | the claim catalog, filters, verdicts and evidence, the verifier, the records |
 //! | [`solve`], [`scan`], [`probe`] | the engines, peers that fill the model's documents: the retrograde solver (no table files), the probe and sweep scans of whole tables, the probe engine (exact DTZ, one position) |
 //! | [`tables`] | table discovery, md5 checks, the streaming table reader |
@@ -30,6 +31,7 @@
 #![warn(missing_docs)]
 
 pub mod build_id;
+pub mod census;
 pub mod chess;
 pub mod claims;
 pub mod dirs;

@@ -332,3 +332,49 @@ fn slurm_closure_solve_equals_the_local_solve() {
         text(&o)
     );
 }
+
+/// A census as an array of shards sharing one solve cache, set side by
+/// side by a job held on them: the files it writes equal those of the
+/// census run locally, and a second submission schedules nothing.
+#[test]
+fn slurm_census_array_equals_the_local_census() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let out_dir = dir.path().join("out");
+    let materials = ["KQvK", "KRvK", "KPvK", "KQvKR", "KRvKP"];
+    let mut args = vec![
+        "--wait",
+        "census",
+        "--shards",
+        "2",
+        "--cache-dir",
+        cache.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    args.extend(materials);
+    let o = submit(None, &args);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("submitted census shards 1,2 of 2"), "{t}");
+    let local = dir.path().join("local");
+    common::run_ok(
+        fiftymove()
+            .args(["--quiet", "--no-cache", "census", "--out"])
+            .arg(&local)
+            .args(materials),
+    );
+    for name in ["census.json", "census.csv"] {
+        assert!(
+            fs::read(out_dir.join("census").join(name)).unwrap()
+                == fs::read(local.join(name)).unwrap(),
+            "{name}: the SLURM census differs from the local one"
+        );
+    }
+    let o = submit(None, &args);
+    assert!(
+        o.status.success() && text(&o).contains("nothing to do"),
+        "{}",
+        text(&o)
+    );
+}

@@ -6,6 +6,7 @@
 #
 #   scripts/slurm/submit.sh [OPTIONS] scan MATERIAL --shards N --out DIR
 #   scripts/slurm/submit.sh [OPTIONS] solve MATERIAL... --cache-dir DIR --out DIR
+#   scripts/slurm/submit.sh [OPTIONS] census [MATERIAL...] --shards N --cache-dir DIR --out DIR
 #
 # Options (before the command):
 #   --bin PATH            fiftymove binary (default: target/release/fiftymove of this checkout)
@@ -28,8 +29,11 @@
 # rebuild, a resubmission computes again what another build made, instead of
 # mixing builds (merge would refuse the mixture).
 # Outputs in DIR: MATERIAL.shard-K-of-N.json and MATERIAL.json (scan);
-# MATERIAL.json for every material of the closure (solve); logs/ per task,
-# with an .rc file holding each task's exit code.
+# MATERIAL.json for every material of the closure (solve); census.shard-K-of-N.json
+# and census/ (census.json, census.csv, census.md, census.html: census, which with no
+# material covers every material up to five pieces, shard K taking every N-th in
+# census order and sharing the solve cache); logs/ per task, with an .rc file holding
+# each task's exit code.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,11 +51,11 @@ while [ $# -gt 0 ]; do
         --partition) PARTITION=(--partition "$2"); shift 2 ;;
         --hold) HOLD=(--hold); shift ;;
         --wait) WAIT=1; shift ;;
-        scan|solve) break ;;
+        scan|solve|census) break ;;
         *) die "unknown option $1 (see the comment at the top of $0)" ;;
     esac
 done
-[ $# -gt 0 ] || die "name a command: scan or solve"
+[ $# -gt 0 ] || die "name a command: scan, solve or census"
 KIND=$1; shift
 [ -x "$BIN" ] || die "no fiftymove binary at $BIN (cargo build --release, or --bin PATH)"
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
@@ -75,7 +79,7 @@ while [ $# -gt 0 ]; do
         *) MATERIALS+=("$1"); shift ;;
     esac
 done
-[ ${#MATERIALS[@]} -gt 0 ] || die "$KIND needs a material"
+[ ${#MATERIALS[@]} -gt 0 ] || [ "$KIND" = census ] || die "$KIND needs a material"
 [ -n "$OUT" ] || die "$KIND needs --out DIR"
 mkdir -p "$OUT/logs"
 OUT=$(cd "$OUT" && pwd)
@@ -205,6 +209,48 @@ solve)
     done <<< "$PLAN"
     [ ${#JOB_OF[@]} -gt 0 ] || say "every material is solved and written: nothing to do"
     ;;
+census)
+    [[ "$SHARDS" =~ ^[1-9][0-9]*$ ]] || die "census needs --shards N (a positive number)"
+    [ -n "$CACHE" ] || die "census needs --cache-dir DIR (shared by the tasks)"
+    mkdir -p "$CACHE"
+    CACHE=$(cd "$CACHE" && pwd)
+    N=$SHARDS
+    REPORT="$OUT/census"
+    if [ -s "$REPORT/census.json" ] && grep -q "\"build\": \"$BUILD\"" "$REPORT/census.json"; then
+        say "$REPORT/census.json exists: nothing to do"
+    else
+        [ -s "$REPORT/census.json" ] && say "$REPORT/census.json was made by another build than $BUILD: computed again"
+        # Every task asks for the largest bound of the census's materials.
+        BOUND=$("$BIN" --quiet --cache-dir "$CACHE" census --plan "${MATERIALS[@]}" | cut -f2 | sort -n | tail -1)
+        check_limit "$BOUND" "census"
+        MIB=$(mem_mib "$BOUND")
+        TODO=()
+        for k in $(seq 1 "$N"); do
+            SHARD="$OUT/census.shard-$k-of-$N.json"
+            done_file "$SHARD" || { note_other_build "$SHARD"; TODO+=("$k"); }
+        done
+        DEP=()
+        if [ ${#TODO[@]} -gt 0 ]; then
+            LIST=$(IFS=,; echo "${TODO[*]}")
+            task_script "census.shard-@K@-of-$N" \
+                "$BIN" "${GLOBAL[@]}" --memory-limit "${MIB}M" --cache-dir "$CACHE" census \
+                --shard "@K@/$N" --out "$OUT" "${MATERIALS[@]}" \
+                | sed 's/@K@/${SLURM_ARRAY_TASK_ID}/g' > "$OUT/logs/census.sh"
+            for k in "${TODO[@]}"; do rm -f "$OUT/logs/census.shard-$k-of-$N.rc"; done
+            submit "census shards $LIST of $N" --job-name "fm-census" --array "$LIST" \
+                --ntasks 1 --cpus-per-task "$THREADS" --mem "${MIB}M" \
+                --output "$OUT/logs/census.shard-%a-of-$N.log" "$OUT/logs/census.sh"
+            DEP=(--dependency "afterok:$LAST_ID" --kill-on-invalid-dep yes)
+        fi
+        SHARD_FILES=()
+        for k in $(seq 1 "$N"); do SHARD_FILES+=("$OUT/census.shard-$k-of-$N.json"); done
+        task_script "census.merge" "$BIN" --quiet census --from "${SHARD_FILES[@]}" --out "$REPORT" \
+            > "$OUT/logs/census.merge.sh"
+        submit "census merge ($N shards)" "${DEP[@]}" --job-name "fm-census-merge" --ntasks 1 \
+            --cpus-per-task 1 --mem 512M --output "$OUT/logs/census.merge.log" \
+            "$OUT/logs/census.merge.sh"
+    fi
+    ;;
 esac
 
 [ $WAIT -eq 1 ] || exit 0
@@ -234,6 +280,19 @@ scan)
         done
     fi
     [ -s "$OUT/$M.json" ] || { echo "not merged: $OUT/$M.json is missing"; FAILED=1; }
+    ;;
+census)
+    if [ -n "${TODO+x}" ]; then
+        for k in "${TODO[@]}"; do
+            rcf="$OUT/logs/census.shard-$k-of-$N.rc"
+            rc=$(cat "$rcf" 2>/dev/null || echo "none (killed or cancelled)")
+            if [ "$rc" != 0 ] || [ ! -s "$OUT/census.shard-$k-of-$N.json" ]; then
+                echo "failed: census shard $k/$N, exit code $rc (log $OUT/logs/census.shard-$k-of-$N.log)"
+                FAILED=1
+            fi
+        done
+    fi
+    [ -s "$OUT/census/census.json" ] || { echo "not merged: $OUT/census/census.json is missing"; FAILED=1; }
     ;;
 solve)
     for m in "${!JOB_OF[@]}"; do

@@ -289,11 +289,12 @@ impl<'a> Sources<'a> {
         if self.deep || r.material.piece_count() <= super::CLAIMS_SOLVE_PIECES {
             return false;
         }
-        self.engine_for(r) == Some(Engine::Solve) && !self.at_hand(r)
+        self.engine_for(r) == Some(Engine::Solve) && !self.is_at_hand(r)
     }
 
-    /// Whether `r` is made in this run or in the cache.
-    fn at_hand(&self, r: &Request) -> bool {
+    /// Whether `r`'s document is at hand without work: made in this run or
+    /// in the cache.
+    pub fn is_at_hand(&self, r: &Request) -> bool {
         if self
             .made
             .lock()
@@ -312,7 +313,7 @@ impl<'a> Sources<'a> {
     /// Whether the whole, unfiltered DTZ document of `material` is at hand
     /// without work: made in this run or in the cache.
     pub fn has_cached_scan(&self, material: &Material) -> bool {
-        self.at_hand(&Request {
+        self.is_at_hand(&Request {
             material: *material,
             filter: None,
             metric: Metric::Dtz,

@@ -26,27 +26,27 @@ pub enum HistKind {
     MateLoss,
 }
 
-fn plot_err(e: impl std::error::Error + Send + Sync + 'static) -> Error {
+pub(super) fn plot_err(e: impl std::error::Error + Send + Sync + 'static) -> Error {
     Error::Chart(Box::new(e))
 }
 
 /// The axes of a chart: `x` linear, counts on a log scale from 0.5 (so
 /// that a count of 1 shows) to twice `max_y`.
-struct Axes {
-    x: Range<f64>,
-    max_y: f64,
-    x_desc: &'static str,
-    y_desc: &'static str,
+pub(super) struct Axes {
+    pub(super) x: Range<f64>,
+    pub(super) max_y: f64,
+    pub(super) x_desc: &'static str,
+    pub(super) y_desc: &'static str,
 }
 
 /// A chart drawn by `draw` in the frame every chart here shares.
-type LogChart<'a, 'b> =
+pub(super) type LogChart<'a, 'b> =
     ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, LogCoord<f64>>>;
 
 /// An SVG document of 720 by 300 with `title`, the mesh of `axes`, what
 /// `draw` puts on it, and the legend at the upper right: the frame both
 /// charts share, so that they look alike.
-fn log_chart_svg(
+pub(super) fn log_chart_svg(
     title: &str,
     axes: Axes,
     draw: impl FnOnce(&mut LogChart<'_, '_>) -> Result<()>,

@@ -11,7 +11,7 @@ use super::{
     evidence_text, longest_entries, other_claims, slug, stats_row, verdict_class, ReportInput,
 };
 
-const STYLE: &str = r#"
+pub(super) const STYLE: &str = r#"
 body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; color: #222; line-height: 1.4; }
 h1, h2, h3 { color: #123; }
 table.stats { border-collapse: collapse; margin: 1em 0; }

@@ -7,11 +7,17 @@
 //! it. The HTML needs nothing from outside: no scripts, fonts, images or
 //! style sheets are loaded, and the SVG carries no namespace URL.
 //!
-//! Layer: the top, above [`crate::claims`], [`crate::model`] (the
-//! statistics document) and [`crate::chess`], which it uses. The binary
-//! uses it.
+//! The census has its own files ([`census`]): `census.md` and
+//! `census.html` with the share of wins each rule loses, the rankings, the
+//! DTR distribution and FIDE's lists set against it.
+//!
+//! Layer: the top, above [`crate::census`], [`crate::claims`],
+//! [`crate::model`] (the statistics document) and [`crate::chess`], which
+//! it uses. The binary uses it.
 
 mod board;
+pub mod census;
+mod census_charts;
 mod charts;
 mod html;
 mod markdown;

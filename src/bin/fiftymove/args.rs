@@ -282,6 +282,17 @@ pub enum Command {
         #[command(flatten)]
         remote: RemoteChoice,
     },
+    /// Every endgame under every historical rule: per material and side to
+    /// move, the positions, the wins without a rule, the wins the 50-, 66-,
+    /// 75- and 100-move rules keep and lose, and the longest DTR with its
+    /// FEN, from one DTR solve per material.
+    ///
+    /// With no material, the census covers every Syzygy material up to five
+    /// pieces (145). Each material's result is cached, so a killed census
+    /// resumes where it stopped. --out DIR writes census.json, census.csv,
+    /// census.md and a self-contained census.html with charts and FIDE's
+    /// historical lists set against the census.
+    Census(CensusArgs),
     /// What the caches hold (`cache`, `cache list`), and removing it
     /// (`cache clean`): solved materials and statistics documents by
     /// build, material and metric, the md5 verdicts and a service's
@@ -319,6 +330,7 @@ impl Command {
                 solve.rule.is_some() || solve.metric.is_some()
             }
             Command::Solve { .. }
+            | Command::Census(_)
             | Command::Claims(_)
             | Command::Records { .. }
             | Command::Report { .. } => true,
@@ -328,6 +340,32 @@ impl Command {
             | Command::Cache { .. } => false,
         }
     }
+}
+
+/// The options of `census`.
+#[derive(clap::Args, Debug)]
+pub struct CensusArgs {
+    /// Materials, e.g. KRBvKR (default: every Syzygy material up to five
+    /// pieces); six-piece ones are taken too.
+    pub materials: Vec<String>,
+    /// Write census.json, census.csv, census.md and census.html (with its
+    /// charts) into DIR; with --shard, the shard's rows
+    /// (census.shard-K-of-N.json) for census --from.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print, per material, its memory bound in bytes, an estimated time in
+    /// seconds and whether it is cached (tab-separated; JSON Lines with
+    /// --json), instead of running.
+    #[arg(long)]
+    pub plan: bool,
+    /// Take only part K of N of the materials (every N-th, in census
+    /// order), for a cluster's array job; needs --out DIR.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Set saved rows side by side instead of solving: shard files of
+    /// census --shard, or solve --metric dtr --out files (one or more).
+    #[arg(long = "from", value_name = "FILE", num_args = 1..)]
+    pub from: Vec<PathBuf>,
 }
 
 /// What `cache` does.

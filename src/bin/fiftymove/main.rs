@@ -9,6 +9,7 @@
 
 mod args;
 mod cache_cmd;
+mod census_cmd;
 mod claims_cmd;
 mod probe_cmd;
 mod render;
@@ -363,6 +364,10 @@ fn run(raw: RawArgs) -> RunResult {
             materials,
             from,
         } => claims_cmd::cmd_report(&global, &dir, &materials, &from, &mut out),
+        Command::Census(args) => {
+            let cmd = census_cmd::CensusCommand::validate(&args)?;
+            census_cmd::cmd_census(&global, &cmd, &mut out)
+        }
         Command::Cache { action } => cache_cmd::cmd_cache(&global, action.as_ref(), &mut out),
     }
 }

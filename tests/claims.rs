@@ -1146,11 +1146,12 @@ fn kqkbb_rule_verdicts_follow_from_the_generator_statistics() {
     }
 }
 
-/// On demand (a DTR solve of KBBvKQ and its closure: about two minutes on
-/// two cores): fiftymove's run of the 1989 KQ v KBB claims against the
-/// generator's statistics, count by count.
+/// On demand (a DTR solve of KBBvKQ and its closure: 180 CPU-seconds,
+/// about three minutes on a loaded 2-core machine): fiftymove's run of the
+/// 1989 KQ v KBB claims against the generator's statistics, count by
+/// count.
 #[test]
-#[ignore = "a DTR solve of KBBvKQ: about 2 minutes"]
+#[ignore = "a DTR solve of KBBvKQ: about 3 minutes"]
 fn kqkbb_rule_claims_match_the_generator_statistics() {
     let r = claims_json(&["fide-1989-kqkbb-75", "fide-1989-kqkbb-needs-over-50"]);
     for c in &r {
@@ -1373,12 +1374,13 @@ fn knnkp_rule_verdicts_follow_from_the_files_and_a_bound_computed_here() {
     assert_eq!(documented("fide-1989-knnkp-75"), Verdict::Refuted);
 }
 
-/// On demand (a DTR solve of KNNvKP and its closure: about 10 minutes on two
-/// cores): fiftymove's run of the 1989 KNN v KP claims against their bases.
-/// Its longest position is cut by the 50-move rule in the official files,
-/// and the bound computed here puts it over 150 plies.
+/// On demand (a DTR solve of KNNvKP and its closure: 290 CPU-seconds, about
+/// 7 minutes on a loaded 2-core machine): fiftymove's run of the 1989 KNN v
+/// KP claims against their bases. Its longest position is cut by the
+/// 50-move rule in the official files, and the bound computed here puts it
+/// over 150 plies.
 #[test]
-#[ignore = "a DTR solve of KNNvKP and its closure: about 10 minutes"]
+#[ignore = "a DTR solve of KNNvKP and its closure: about 7 minutes"]
 fn knnkp_rule_claims_match_their_bases() {
     let files = SyzygyFiles::open();
     let r = claims_json(&["fide-1989-knnkp-75", "fide-1989-knnkp-needs-over-50"]);
@@ -1586,10 +1588,11 @@ fn kqknn_rule_verdicts_follow_from_a_published_figure_and_the_files() {
     );
 }
 
-/// On demand (a DTR solve of KNNvKQ and its closure: a few minutes):
+/// On demand (a DTR solve of KNNvKQ and its closure: 145 CPU-seconds, about
+/// 4 minutes on a loaded 2-core machine):
 /// fiftymove's run of the 1989 KQ v KNN claims against their bases.
 #[test]
-#[ignore = "a DTR solve of KNNvKQ: a few minutes"]
+#[ignore = "a DTR solve of KNNvKQ: about 4 minutes"]
 fn kqknn_rule_claims_match_their_bases() {
     let files = SyzygyFiles::open();
     let r = claims_json(&["fide-1989-kqknn-75", "fide-1989-kqknn-needs-over-50"]);

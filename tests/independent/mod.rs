@@ -5,7 +5,6 @@
 //! fiftymove's solver). What they find is a second opinion on the
 //! generator's output, so a verdict that agrees with them does not rest on
 //! fiftymove's code alone.
-#![allow(dead_code)]
 
 pub mod phase_bound;
 

@@ -24,8 +24,8 @@ use super::{
 use crate::{
     error::{Error, Result},
     tables::reader::{
-        cidx, counts_of, parse_counts, slot_map, Counts, MoverIndex, SubInfo, SweepTable,
-        TableKind, TableLayout, MAX,
+        cidx, counts_of, lead_file, parse_counts, slot_map, Counts, Frame, MoverIndex, SubInfo,
+        SweepTable, TableKind, TableLayout, MAX,
     },
     tables::Inventory,
 };
@@ -148,10 +148,9 @@ impl ClosureTable {
 pub(crate) struct CaptureRoute {
     /// `None`: two bare kings are left.
     table: Option<Arc<ClosureTable>>,
-    /// The material is colour-reversed in its table.
-    flip: bool,
-    /// Side to move in the table's frame.
-    side: Color,
+    /// How the position after the capture lies in the table (its side
+    /// to move, and whether colour-flipped).
+    frame: Frame,
     /// Slot (after the capture) of the table's single leading pawn.
     lead: Option<usize>,
     /// Per leading-pawn file (0 without pawns): the sub-table and, per
@@ -286,8 +285,10 @@ impl Closure {
         if left.len() == 2 {
             return Some(CaptureRoute {
                 table: None,
-                flip: false,
-                side: turn,
+                frame: Frame {
+                    flipped: false,
+                    side: turn,
+                },
                 lead: None,
                 subs: none,
             });
@@ -295,21 +296,8 @@ impl Closure {
         let counts = counts_of(left.iter().copied());
         let table = &self.by_counts.iter().find(|(c, _)| *c == counts)?.1;
         let layout = &table.layout;
-        let flip = layout.counts() != counts || (layout.symmetric && turn == Color::Black);
-        let side = if flip { !turn } else { turn };
-        let framed: Vec<Piece> = left
-            .iter()
-            .map(|p| {
-                if flip {
-                    Piece {
-                        color: !p.color,
-                        role: p.role,
-                    }
-                } else {
-                    *p
-                }
-            })
-            .collect();
+        let frame = layout.frame(&counts, turn)?;
+        let framed: Vec<Piece> = left.iter().map(|p| frame.piece(*p)).collect();
         let lead = if layout.has_pawns {
             let pawn = layout.lead_color().pawn();
             let mut leads = framed.iter().enumerate().filter(|(_, p)| **p == pawn);
@@ -323,7 +311,7 @@ impl Closure {
         };
         let mut subs = none;
         for (file, out) in subs.iter_mut().enumerate() {
-            let Some(sub) = layout.sub_of(file as u8, side) else {
+            let Some(sub) = layout.sub_of(file as u8, frame.side) else {
                 continue;
             };
             let perm = slot_map(&layout.subs[sub].encoding.pieces, &framed, lead)?;
@@ -331,8 +319,7 @@ impl Closure {
         }
         Some(CaptureRoute {
             table: Some(table.clone()),
-            flip,
-            side,
+            frame,
             lead,
             subs,
         })
@@ -410,9 +397,9 @@ impl Closure {
         }
     }
 
-    /// The index, in its table's space for `route.side`, of the position
-    /// after a routed capture (`None` if the route has no sub-table for
-    /// the leading pawn's file, or no table).
+    /// The index, in its table's space for the route's side to move, of
+    /// the position after a routed capture (`None` if the route has no
+    /// sub-table for the leading pawn's file, or no table).
     #[inline]
     fn routed_index(route: &CaptureRoute, pos: &Pos) -> Option<usize> {
         let (info, _, _, mut squares) = Self::routed_squares(route, pos)?;
@@ -430,13 +417,10 @@ impl Closure {
         pos: &Pos,
     ) -> Option<(&'r SubInfo, &'r [u8; MAX], u8, [u8; MAX])> {
         let table = route.table.as_ref()?;
-        let file = route.lead.map_or(0, |l| {
-            let f = pos.sq[l] & 7;
-            usize::from(if f >= 4 { 7 - f } else { f })
-        });
+        let file = route.lead.map_or(0, |l| usize::from(lead_file(pos.sq[l])));
         let (sub, perm) = route.subs[file].as_ref()?;
         let info = &table.layout.subs[*sub];
-        let mirror = if route.flip { 56 } else { 0 };
+        let mirror = route.frame.mirror();
         let mut squares = [0u8; MAX];
         for (s, &q) in squares.iter_mut().zip(&perm[..pos.n]) {
             *s = pos.sq[usize::from(q)] ^ mirror;
@@ -444,7 +428,7 @@ impl Closure {
         Some((info, perm, mirror, squares))
     }
 
-    /// The value at index `idx` of the route's table (side `route.side`)
+    /// The value at index `idx` of the route's table (its side to move)
     /// if a capture search has resolved it.
     #[inline]
     fn resolved(
@@ -453,7 +437,7 @@ impl Closure {
         route: &CaptureRoute,
         idx: usize,
     ) -> Result<Option<u8>> {
-        let known = table.cell(&self.pages, route.side, idx)?.load();
+        let known = table.cell(&self.pages, route.frame.side, idx)?.load();
         Ok((known & RESOLVED != 0).then_some(known & !RESOLVED))
     }
 
@@ -613,7 +597,7 @@ mod tests {
                             let table = route.table.as_ref().unwrap();
                             let (pairs, n) = after.pair_array();
                             let loc = table.layout.locate(&pairs[..n], !turn, false).unwrap();
-                            assert_eq!(loc.side, route.side, "{name} {local} {m:?}");
+                            assert_eq!(loc.side, route.frame.side, "{name} {local} {m:?}");
                             assert_eq!(
                                 Closure::routed_index(route, &after),
                                 Some(loc.idx as usize),

@@ -96,7 +96,10 @@ use self::{
 };
 pub(crate) use self::{
     index::{index_sizes, lead_radices, Encoding, LeadWindow, MAX_PIECES as MAX},
-    layout::{cidx, counts_of, parse_counts, slot_map, Counts, Located, SubInfo, TableLayout},
+    layout::{
+        cidx, counts_of, lead_file, parse_counts, slot_map, Counts, Frame, Located, SubInfo,
+        TableLayout,
+    },
     mover::MoverIndex,
     walk::Units,
 };

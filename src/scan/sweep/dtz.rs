@@ -543,8 +543,7 @@ impl Sweep {
         };
         let wdl = wdl_file.layout().clone();
         let dtz = dtz_file.layout().clone();
-        let counts = crate::tables::reader::parse_counts(dtz_file.material())
-            .ok_or_else(|| bad(dtz_file.material(), "not a material"))?;
+        let counts = dtz.counts();
         let symmetric = wdl.symmetric;
         let mut blocks = Vec::new();
         let mut block_of_sub = vec![usize::MAX; dtz.subs.len()];
@@ -765,7 +764,7 @@ impl Sweep {
             let file =
                 SweepTable::open(self.wdl_file.path(), TableKind::Wdl).map_err(table_error)?;
             let own_whole = whole.get(tables).copied().unwrap_or(false);
-            self.closure.add_scanned(file, own_whole)?;
+            self.closure.add_scanned(file, own_whole);
         }
         Ok(())
     }

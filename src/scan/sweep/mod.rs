@@ -1104,7 +1104,10 @@ mod tests {
     #[test]
     fn natural_parity_as_the_probe_engine() {
         use dtz::natural_parity;
-        let c = |s: &str| crate::tables::reader::parse_counts(s).unwrap();
+        let c = |s: &str| {
+            let material: crate::chess::material::Material = s.parse().unwrap();
+            crate::tables::reader::counts_of(material.pieces())
+        };
         // A bare king can only take the rook of KRvK... leaving a bare king.
         assert!(natural_parity(&c("KQvKR"), Color::Black));
         assert!(natural_parity(&c("KBNvK"), Color::Black));

@@ -24,8 +24,8 @@ use super::{
 use crate::{
     error::{Error, Result},
     tables::reader::{
-        cidx, counts_of, lead_file, parse_counts, slot_map, Counts, Frame, MoverIndex, SubInfo,
-        SweepTable, TableKind, TableLayout, MAX,
+        cidx, counts_of, lead_file, slot_map, Counts, Frame, MoverIndex, SubInfo, SweepTable,
+        TableKind, TableLayout, MAX,
     },
     tables::Inventory,
 };
@@ -197,8 +197,7 @@ impl Closure {
             })?;
             let file = SweepTable::open(path, TableKind::Wdl).map_err(table_error)?;
             let layout = file.layout().clone();
-            let counts = parse_counts(name)
-                .ok_or_else(|| Error::inconsistent("the sweep", format!("bad name {name}")))?;
+            let counts = layout.counts();
             let table = Arc::new(ClosureTable {
                 layout,
                 file,
@@ -238,14 +237,8 @@ impl Closure {
     /// decoded whole if `whole`, else page by page within the pages'
     /// budget. Not one of [`Closure::costs`]; called after
     /// [`Closure::hold`].
-    ///
-    /// # Errors
-    ///
-    /// A name that is not a material.
-    pub(crate) fn add_scanned(&mut self, file: SweepTable, whole: bool) -> Result<()> {
-        let name = file.material().to_owned();
-        let counts = parse_counts(&name)
-            .ok_or_else(|| Error::inconsistent("the sweep", format!("bad name {name}")))?;
+    pub(crate) fn add_scanned(&mut self, file: SweepTable, whole: bool) {
+        let counts = file.layout().counts();
         let table = Arc::new(ClosureTable {
             layout: file.layout().clone(),
             file,
@@ -255,7 +248,6 @@ impl Closure {
         });
         self.by_counts.push((counts, table.clone()));
         self.by_counts.push(([counts[1], counts[0]], table));
-        Ok(())
     }
 
     /// Holds the tables as planned: `whole[k]` for the table `k` of

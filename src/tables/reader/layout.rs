@@ -95,7 +95,8 @@ pub(crate) fn cidx(c: Color) -> usize {
     }
 }
 
-/// Counts of a list of pieces.
+/// Counts of a list of pieces (of a material's:
+/// `counts_of(material.pieces())`).
 pub(crate) fn counts_of(pieces: impl IntoIterator<Item = Piece>) -> Counts {
     let mut counts = [[0u8; 6]; 2];
     for p in pieces {
@@ -207,6 +208,11 @@ impl TableLayout {
         self.lead_color
     }
 
+    /// Piece counts of the table, in the file's frame.
+    pub(crate) fn counts(&self) -> Counts {
+        self.counts
+    }
+
     /// The sub-table storing (file, side), if any.
     pub(crate) fn sub_of(&self, file: u8, side: Color) -> Option<usize> {
         self.by_file[usize::from(file)][cidx(side)]
@@ -297,25 +303,4 @@ impl TableLayout {
             idx: info.start + idx,
         })
     }
-}
-
-/// Piece counts of a table name such as `KRBvKR`: upper-case roles, one
-/// king a side, at most [`MAX`] pieces. `None` for anything else.
-pub(crate) fn parse_counts(name: &str) -> Option<Counts> {
-    let (w, b) = name.split_once('v')?;
-    let mut counts = [[0u8; 6]; 2];
-    for (c, part) in [w, b].into_iter().enumerate() {
-        for ch in part.chars() {
-            let role = Role::from_char(ch.to_ascii_lowercase())?;
-            if !ch.is_ascii_uppercase() {
-                return None;
-            }
-            counts[c][role as usize - 1] += 1;
-        }
-        if counts[c][Role::King as usize - 1] != 1 {
-            return None;
-        }
-    }
-    let total: u32 = counts.iter().flatten().map(|&n| u32::from(n)).sum();
-    (total as usize <= MAX).then_some(counts)
 }

@@ -30,10 +30,15 @@ use std::sync::atomic::{
 use rayon::prelude::*;
 use shakmaty::Color;
 
+#[path = "codes.rs"]
 mod codes;
+#[path = "settle.rs"]
 mod settle;
+#[path = "stored.rs"]
 mod stored_pages;
+#[path = "wdl_values.rs"]
 mod wdl_pages;
+#[path = "wdl_pass.rs"]
 mod wdl_pass;
 
 pub(crate) use codes::code_bytes;
@@ -42,12 +47,11 @@ use stored_pages::StoredPages;
 
 use super::{
     board::{Attacks, Kind, Mv, Pos},
+    closure::{flip, CaptureRoute, Closure, RoutedMover, BLESSED, CURSED, DRAW, LOSS, WIN},
     first_error::FirstError,
     pages::{MAX_PAGE_BYTES, MIN_PAGE_BYTES, PAGE_LEN},
     plan::{plan_slices, slice_digits, OwnCost, PagedStored, SweepMemoryPlan},
-    table_error,
-    wdl::{flip, CaptureRoute, Closure, RoutedMover, BLESSED, CURSED, DRAW, LOSS, WIN},
-    Progress,
+    table_error, Progress,
 };
 use crate::{
     error::{Error, Result},

@@ -50,12 +50,12 @@
 #![allow(clippy::needless_range_loop)]
 
 mod board;
+mod closure;
 mod dtz;
 mod first_error;
 mod pages;
 mod plan;
 mod shard;
-mod wdl;
 mod weights;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -282,7 +282,7 @@ fn open_sweep(inv: &Inventory, material: &crate::chess::material::Material) -> R
         .into_iter()
         .filter(|n| *n != name)
         .collect();
-    let closure = wdl::Closure::open(inv, &others, &label)?;
+    let closure = closure::Closure::open(inv, &others, &label)?;
     Sweep::new(wdl_file, dtz_file, closure)
 }
 

@@ -14,8 +14,8 @@
 use shakmaty::{Color, Piece};
 
 use super::{
+    closure::{BLESSED, CURSED, DRAW, LOSS, WIN},
     dtz::{Sweep, DTZ_MATED, ILLEGAL, MATED},
-    wdl::{BLESSED, CURSED, DRAW, LOSS, WIN},
     Progress,
 };
 use crate::{

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use super::{ILLEGAL, MATED, PENDING, PLUS, ROUNDED, ZB};
 use crate::{
     error::{Error, Result},
-    scan::sweep::wdl::{BLESSED, CURSED, DRAW, LOSS, WIN},
+    scan::sweep::closure::{BLESSED, CURSED, DRAW, LOSS, WIN},
 };
 
 /// Codes per packed word.

@@ -9,6 +9,7 @@ use shakmaty::Color;
 
 use super::*;
 
+#[path = "wdl_pass/wdl_order.rs"]
 mod wdl_order;
 
 /// How many stored WDL values pass 1 decodes at once before packing them

@@ -22,7 +22,6 @@ use crate::{
     tables::reader::MAX,
 };
 
-#[path = "wdl_pass/wdl_order.rs"]
 mod wdl_order;
 
 /// What pass 1 keeps of one capture (by one slot of another) for a run of

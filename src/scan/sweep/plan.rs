@@ -18,8 +18,8 @@ use super::{
 pub(crate) const PROCESS_BYTES: u64 = 64 << 20;
 
 /// What a sweep of one material takes under a memory limit, and how it
-/// holds what it takes: the plan builds the sweep's storage (see
-/// [`Storage`]).
+/// holds what it takes: the plan is a value that builds the sweep's
+/// storage, each of the scanned table's arrays in the form it chose.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SweepMemoryPlan {
     /// The most memory the sweep takes, in bytes, as planned. Where it

@@ -79,7 +79,7 @@ fn the_build_id_is_the_hash_of_the_sources_and_one_line_changes_it() {
             "usize::from(MAX_LEVEL) + 2",
         ),
         (
-            "src/scan/sweep/dtz.rs",
+            "src/scan/sweep/unstored.rs",
             "Ok(m) => (m + 1, code2 & ROUNDED != 0)",
             "Ok(m) => (m + 2, code2 & ROUNDED != 0)",
         ),

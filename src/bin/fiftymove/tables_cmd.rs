@@ -97,6 +97,10 @@ fn memory_needs(inv: &Inventory, material: &Material, limit: MemoryLimit) -> Mem
         .filter_map(|(name, &bytes)| Some((name.clone(), fits(bytes)?)))
         .collect();
     let cut_by_pawns = scan.cut_by_pawns();
+    let recomputes_unstored = scan.recomputes_unstored();
+    let stored_dtz_page_bytes = scan.stored_page_bytes();
+    let wdl_page_bytes = scan.wdl_page_bytes();
+    let packed_wdl_codes = scan.packed_codes();
     MemoryNeeds {
         available_bytes: available,
         available_from: available.map(|_| {
@@ -113,10 +117,10 @@ fn memory_needs(inv: &Inventory, material: &Material, limit: MemoryLimit) -> Mem
         scan_paged_tables: scan.paged_tables,
         scan_slices: scan.slices,
         scan_cut_by_pawns: cut_by_pawns,
-        scan_recomputes_unstored: scan.recomputes_unstored,
-        scan_stored_dtz_page_bytes: scan.stored_page_bytes,
-        scan_wdl_page_bytes: scan.wdl_page_bytes,
-        scan_packed_wdl_codes: scan.packed_codes,
+        scan_recomputes_unstored: recomputes_unstored,
+        scan_stored_dtz_page_bytes: stored_dtz_page_bytes,
+        scan_wdl_page_bytes: wdl_page_bytes,
+        scan_packed_wdl_codes: packed_wdl_codes,
         solve_bytes,
         solve_fits,
         solve_refused: (!takes).then(|| {

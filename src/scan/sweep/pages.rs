@@ -38,6 +38,36 @@ pub(crate) const MAX_PAGE_BYTES: u64 = 1 << 30;
 /// One page's values.
 pub(crate) type Page = Arc<[AtomicU8]>;
 
+/// How one of the scanned table's own arrays is read page by page where
+/// the plan says so (its stored DTZ, pass 1's WDL values): the pages'
+/// budget, and indices per page ([`PAGE_LEN`]; tests take smaller pages,
+/// so that they are dropped and decoded again all the time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Paging {
+    /// The pages' budget in bytes (a byte per index).
+    pub(crate) bytes: u64,
+    /// Indices per page, rounded down to a power of two where paged.
+    pub(crate) page_len: u64,
+}
+
+impl Paging {
+    /// Pages of [`PAGE_LEN`] indices within `bytes`.
+    pub(crate) fn new(bytes: u64) -> Paging {
+        Paging {
+            bytes,
+            page_len: PAGE_LEN,
+        }
+    }
+
+    /// The pages, and their length's exponent: a power of two, so that
+    /// finding an index's page is a shift, not a division (the count and
+    /// pass 1 look one up per index).
+    pub(crate) fn pages(self) -> (ValuePages, u32) {
+        let shift = self.page_len.max(1).ilog2();
+        (ValuePages::with_page_len(self.bytes, 1 << shift), shift)
+    }
+}
+
 /// Which page: the table (its number in the closure), the side to move (0
 /// or 1) and the page number.
 type Key = (u32, u8, u64);

@@ -14,9 +14,9 @@
 use shakmaty::{Color, Piece};
 
 use super::{
-    dtz::{Sweep, DTZ_MATED, ILLEGAL, MATED},
-    wdl::{BLESSED, CURSED, DRAW, LOSS, WIN},
-    Progress,
+    code::{BLESSED, CURSED, DRAW, DTZ_MATED, ILLEGAL, LOSS, MATED, WIN},
+    progress::Progress,
+    values::Values,
 };
 use crate::{
     chess::position::fen_of,
@@ -61,7 +61,7 @@ impl ShardCount {
         })
     }
 
-    /// Counts the shard's positions that the sweep's window holds.
+    /// Counts the shard's positions that the window of `values` holds.
     ///
     /// # Errors
     ///
@@ -69,7 +69,7 @@ impl ShardCount {
     /// illegal although it is legal: either is a defect, never skipped.
     pub(super) fn count_window(
         &mut self,
-        sweep: &Sweep,
+        values: &Values,
         plan: &ScanPlan,
         progress: &Progress,
     ) -> Result<()> {
@@ -78,11 +78,11 @@ impl ShardCount {
             enumerator,
             &self.items,
             || (),
-            |(), placement, part| record(sweep, plan, enumerator, placement, part),
+            |(), placement, part| record(values, plan, enumerator, placement, part),
             || {},
         )?;
         self.stats += &part;
-        progress.add(sweep.window_len() as u64);
+        progress.add(values.window().frame.len() as u64);
         Ok(())
     }
 }
@@ -90,7 +90,7 @@ impl ShardCount {
 /// Records both sides to move of one placement, where the window holds
 /// them.
 fn record(
-    sweep: &Sweep,
+    values: &Values,
     plan: &ScanPlan,
     enumerator: &Enumerator,
     placement: &crate::model::enumerate::Placement,
@@ -111,10 +111,10 @@ fn record(
         if plan.filter.as_ref().is_some_and(|keep| !keep(&pos)) {
             continue;
         }
-        let Some((j, half)) = sweep.locate_in_window(pieces, turn)? else {
+        let Some((j, half)) = values.window().frame.locate(pieces, turn)? else {
             continue;
         };
-        let code = sweep.code(j, half);
+        let code = values.code(j, half);
         if code == ILLEGAL {
             return Err(Error::inconsistent(
                 "the sweep",
@@ -124,7 +124,7 @@ fn record(
                 ),
             ));
         }
-        let dtz = sweep.value(half, j)?;
+        let dtz = values.value(half, j)?;
         let mag = if code & MATED != 0 || dtz == DTZ_MATED {
             0
         } else {

@@ -15,6 +15,56 @@ use shakmaty::{Color, Piece, Role};
 
 use super::index::{file_of, map_pawn, Encoding, MAX_PIECES as MAX};
 
+/// How a position lies in a table (see [`TableLayout::frame`]): as it is,
+/// or colour-flipped and mirrored vertically, as shakmaty-syzygy does; and
+/// the side to move the file then has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Frame {
+    /// Colour-flipped (each piece's colour swapped) and mirrored
+    /// vertically (each square's rank).
+    pub(crate) flipped: bool,
+    /// Side to move in the file's frame.
+    pub(crate) side: Color,
+}
+
+impl Frame {
+    /// What a square is XORed with to take it into the file's frame: 56
+    /// (the vertical mirror) where flipped, else 0.
+    #[inline]
+    pub(crate) fn mirror(self) -> u8 {
+        if self.flipped {
+            56
+        } else {
+            0
+        }
+    }
+
+    /// A piece in the file's frame.
+    #[inline]
+    pub(crate) fn piece(self, p: Piece) -> Piece {
+        if self.flipped {
+            Piece {
+                color: !p.color,
+                role: p.role,
+            }
+        } else {
+            p
+        }
+    }
+}
+
+/// The file a leading pawn on `sq` keys its sub-table by: a to d, the e to
+/// h files mirrored onto them (the tables store one half of the board).
+#[inline]
+pub(crate) fn lead_file(sq: u8) -> u8 {
+    let f = file_of(sq);
+    if f >= 4 {
+        7 - f
+    } else {
+        f
+    }
+}
+
 /// For each slot of `to`, a distinct slot of `from` holding the same piece:
 /// the map from one piece order to another. `lead`, if given, is the slot
 /// of `from` holding the leading pawn, which goes to slot 0 of `to` and
@@ -45,7 +95,8 @@ pub(crate) fn cidx(c: Color) -> usize {
     }
 }
 
-/// Counts of a list of pieces.
+/// Counts of a list of pieces (of a material's:
+/// `counts_of(material.pieces())`).
 pub(crate) fn counts_of(pieces: impl IntoIterator<Item = Piece>) -> Counts {
     let mut counts = [[0u8; 6]; 2];
     for p in pieces {
@@ -152,19 +203,38 @@ impl TableLayout {
         &self.by_side[cidx(side)]
     }
 
-    /// Piece counts of the table, in the file's frame.
-    pub(crate) fn counts(&self) -> Counts {
-        self.counts
-    }
-
     /// The colour whose pawns lead (pawn tables).
     pub(crate) fn lead_color(&self) -> Color {
         self.lead_color
     }
 
+    /// Piece counts of the table, in the file's frame.
+    pub(crate) fn counts(&self) -> Counts {
+        self.counts
+    }
+
     /// The sub-table storing (file, side), if any.
     pub(crate) fn sub_of(&self, file: u8, side: Color) -> Option<usize> {
         self.by_file[usize::from(file)][cidx(side)]
+    }
+
+    /// How a position of the material `counts` (the table's, or the table's
+    /// the other way round) with `turn` to move lies in this table: colour
+    /// flipped where the material is the other way round, or where it is
+    /// symmetric and Black is to move (the file stores White to move).
+    /// `None` for other material.
+    #[inline]
+    pub(crate) fn frame(&self, counts: &Counts, turn: Color) -> Option<Frame> {
+        let reversed = if *counts == self.counts {
+            false
+        } else if *counts == [self.counts[1], self.counts[0]] {
+            true
+        } else {
+            return None;
+        };
+        let flipped = reversed || (self.symmetric && turn == Color::Black);
+        let side = if flipped { !turn } else { turn };
+        Some(Frame { flipped, side })
     }
 
     /// Locates a position given as pieces (any order, any colour frame:
@@ -182,22 +252,12 @@ impl TableLayout {
         let mut work = [(Color::White.king(), 0u8); MAX];
         work[..n].copy_from_slice(pieces);
         let work = &mut work[..n];
-        let counts = counts_of(work.iter().map(|p| p.0));
-        let mut flip = if counts == self.counts {
-            false
-        } else if counts == [self.counts[1], self.counts[0]] {
-            true
-        } else {
-            return None;
-        };
-        if self.symmetric && turn == Color::Black {
-            flip = true;
-        }
-        let side = if flip { !turn } else { turn };
-        if flip {
+        let frame = self.frame(&counts_of(work.iter().map(|p| p.0)), turn)?;
+        let side = frame.side;
+        if frame.flipped {
             for p in work.iter_mut() {
-                p.0.color = !p.0.color;
-                p.1 ^= 56;
+                p.0 = frame.piece(p.0);
+                p.1 ^= frame.mirror();
             }
         }
         let mut squares = [0u8; MAX];
@@ -217,12 +277,7 @@ impl TableLayout {
             }
             squares[0] = lead_sq;
             used |= 1 << lead_sq;
-            let f = file_of(lead_sq);
-            if f >= 4 {
-                7 - f
-            } else {
-                f
-            }
+            lead_file(lead_sq)
         } else {
             0
         };
@@ -248,25 +303,4 @@ impl TableLayout {
             idx: info.start + idx,
         })
     }
-}
-
-/// Piece counts of a table name such as `KRBvKR`: upper-case roles, one
-/// king a side, at most [`MAX`] pieces. `None` for anything else.
-pub(crate) fn parse_counts(name: &str) -> Option<Counts> {
-    let (w, b) = name.split_once('v')?;
-    let mut counts = [[0u8; 6]; 2];
-    for (c, part) in [w, b].into_iter().enumerate() {
-        for ch in part.chars() {
-            let role = Role::from_char(ch.to_ascii_lowercase())?;
-            if !ch.is_ascii_uppercase() {
-                return None;
-            }
-            counts[c][role as usize - 1] += 1;
-        }
-        if counts[c][Role::King as usize - 1] != 1 {
-            return None;
-        }
-    }
-    let total: u32 = counts.iter().flatten().map(|&n| u32::from(n)).sum();
-    (total as usize <= MAX).then_some(counts)
 }

@@ -96,7 +96,7 @@ use self::{
 };
 pub(crate) use self::{
     index::{index_sizes, lead_radices, Encoding, LeadWindow, MAX_PIECES as MAX},
-    layout::{cidx, counts_of, parse_counts, slot_map, Counts, Located, SubInfo, TableLayout},
+    layout::{cidx, counts_of, lead_file, slot_map, Counts, Frame, Located, SubInfo, TableLayout},
     mover::MoverIndex,
     walk::Units,
 };
@@ -338,9 +338,16 @@ impl SweepTable {
                 path: path.to_owned(),
             })?
             .to_owned();
-        let counts = parse_counts(&name).ok_or_else(|| SweepError::Name {
-            path: path.to_owned(),
-        })?;
+        // Named as Syzygy names a table: the material as it writes itself
+        // (upper case, each side's roles in order), one parser for both.
+        let counts = name
+            .parse::<crate::chess::material::Material>()
+            .ok()
+            .filter(|m| m.to_string() == name)
+            .map(|m| counts_of(m.pieces()))
+            .ok_or_else(|| SweepError::Name {
+                path: path.to_owned(),
+            })?;
         use std::os::unix::fs::FileExt;
         let io = |error| SweepError::Io {
             path: path.to_owned(),

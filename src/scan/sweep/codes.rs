@@ -1,9 +1,9 @@
-//! The WDL codes of the window's indices, one per index and side to move:
-//! a byte each, or, where the plan packs them (see
-//! [`crate::scan::SweepMemoryPlan::packed_codes`]), five bits each, twelve
-//! to a 64-bit word. A code byte takes only [`STATES`]' 21 values, so five
-//! bits hold it; a packed code is written by a compare-and-swap of its
-//! word, since other threads write its neighbours.
+//! The WDL codes of the window's indices, one per index and side to move
+//! ([`super::code`]): a byte each, or, where the plan packs them
+//! ([`CodeForm::Packed`]), five bits each, twelve to a 64-bit word. A code
+//! byte takes only [`STATES`]' 21 values, so five bits hold it; a packed
+//! code is written by a compare-and-swap of its word, since other threads
+//! write its neighbours.
 
 use std::sync::atomic::{
     AtomicBool, AtomicU64, AtomicU8,
@@ -12,11 +12,8 @@ use std::sync::atomic::{
 
 use rayon::prelude::*;
 
-use super::{ILLEGAL, MATED, PENDING, PLUS, ROUNDED, ZB};
-use crate::{
-    error::{Error, Result},
-    scan::sweep::wdl::{BLESSED, CURSED, DRAW, LOSS, WIN},
-};
+use super::code::{BLESSED, CURSED, DRAW, ILLEGAL, LOSS, MATED, PENDING, PLUS, ROUNDED, WIN, ZB};
+use crate::error::{Error, Result};
 
 /// Codes per packed word.
 const PER_WORD: usize = 12;
@@ -84,20 +81,55 @@ const CODE_OF: [u8; 32] = {
     table
 };
 
-/// The bytes `len` codes take, packed or not (for the plan).
-pub(crate) fn code_bytes(len: u64, packed: bool) -> u64 {
-    if packed {
-        len.div_ceil(PER_WORD as u64) * 8
-    } else {
-        len
+/// How a sweep holds its WDL codes (a choice of the plan).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CodeForm {
+    /// A byte each.
+    Bytes,
+    /// Five bits each, twelve to a word: where nothing else fits.
+    Packed,
+}
+
+impl CodeForm {
+    /// The bytes `len` codes take.
+    pub(crate) fn bytes(self, len: u64) -> u64 {
+        match self {
+            CodeForm::Bytes => len,
+            CodeForm::Packed => len.div_ceil(PER_WORD as u64) * 8,
+        }
+    }
+
+    /// `len` codes, each [`ILLEGAL`], held in this form. Filled by all
+    /// threads: the first touch of the pages is a good part of the cost.
+    pub(crate) fn hold(self, len: usize) -> Codes {
+        match self {
+            CodeForm::Bytes => Codes::Bytes(
+                (0..len)
+                    .into_par_iter()
+                    .map(|_| AtomicU8::new(ILLEGAL))
+                    .collect(),
+            ),
+            CodeForm::Packed => Codes::Packed(Packed {
+                words: (0..len.div_ceil(PER_WORD))
+                    .into_par_iter()
+                    .map(|_| AtomicU64::new(0))
+                    .collect(),
+                unpackable: AtomicBool::new(false),
+            }),
+        }
     }
 }
 
-/// The WDL codes of a window: bytes, or packed words (the other empty).
-pub(crate) struct Codes {
-    /// A code per byte, or empty where packed.
-    bytes: Vec<AtomicU8>,
-    /// Twelve codes per word, or empty where held as bytes.
+/// The WDL codes of a window, in the form the plan chose.
+pub(crate) enum Codes {
+    /// A code per byte.
+    Bytes(Vec<AtomicU8>),
+    /// Twelve codes per word.
+    Packed(Packed),
+}
+
+/// Codes packed twelve to a word.
+pub(crate) struct Packed {
     words: Vec<AtomicU64>,
     /// Whether a code outside [`STATES`] was to be packed (and was not
     /// written): the sweep then fails ([`Codes::check`]) rather than
@@ -106,58 +138,21 @@ pub(crate) struct Codes {
 }
 
 impl Codes {
-    /// `len` codes, each [`ILLEGAL`], packed or a byte each. Filled by all
-    /// threads: the first touch of the pages is a good part of the cost.
-    pub(crate) fn new(len: usize, packed: bool) -> Codes {
-        let (bytes, words) = if packed {
-            let words = (0..len.div_ceil(PER_WORD))
-                .into_par_iter()
-                .map(|_| AtomicU64::new(0))
-                .collect();
-            (Vec::new(), words)
-        } else {
-            let bytes = (0..len)
-                .into_par_iter()
-                .map(|_| AtomicU8::new(ILLEGAL))
-                .collect();
-            (bytes, Vec::new())
-        };
-        Codes {
-            bytes,
-            words,
-            unpackable: AtomicBool::new(false),
-        }
-    }
-
-    /// No code (between windows).
-    pub(crate) fn empty() -> Codes {
-        Codes::new(0, false)
-    }
-
     /// Code `i`.
     #[inline]
     pub(crate) fn load(&self, i: usize, order: Ordering) -> u8 {
-        // Held bytes are read most; an empty vector is a packed one, so
-        // the bound test the bytes pay anyway also tells the two apart.
-        match self.bytes.get(i) {
-            Some(byte) => byte.load(order),
-            None => self.load_packed(i, order),
+        match self {
+            Codes::Bytes(bytes) => bytes[i].load(order),
+            Codes::Packed(packed) => packed.load(i, order),
         }
-    }
-
-    /// Code `i` of packed words.
-    #[inline]
-    fn load_packed(&self, i: usize, order: Ordering) -> u8 {
-        let word = self.words[i / PER_WORD].load(order);
-        CODE_OF[((word >> (i % PER_WORD * BITS)) & MASK) as usize]
     }
 
     /// Writes code `i` (pass 1: once, relaxed).
     #[inline]
     pub(crate) fn store(&self, i: usize, code: u8) {
-        match self.bytes.get(i) {
-            Some(byte) => byte.store(code, Relaxed),
-            None => self.update_packed(i, Relaxed, |_| code),
+        match self {
+            Codes::Bytes(bytes) => bytes[i].store(code, Relaxed),
+            Codes::Packed(packed) => packed.update(i, Relaxed, |_| code),
         }
     }
 
@@ -165,20 +160,44 @@ impl Codes {
     /// update with ordering `order` (so a reader sees both or neither).
     #[inline]
     pub(crate) fn update(&self, i: usize, set: u8, clear: u8, order: Ordering) {
-        match self.bytes.get(i) {
-            Some(byte) if clear == 0 => {
-                byte.fetch_or(set, order);
+        match self {
+            Codes::Bytes(bytes) if clear == 0 => {
+                bytes[i].fetch_or(set, order);
             }
-            Some(byte) => {
-                let _ = byte.fetch_update(order, Relaxed, |c| Some((c | set) & !clear));
+            Codes::Bytes(bytes) => {
+                let _ = bytes[i].fetch_update(order, Relaxed, |c| Some((c | set) & !clear));
             }
-            None => self.update_packed(i, order, |c| (c | set) & !clear),
+            Codes::Packed(packed) => packed.update(i, order, |c| (c | set) & !clear),
         }
     }
 
-    /// Rewrites packed code `i` as `f` gives it, by a compare-and-swap of
-    /// its word (other threads write the word's other codes).
-    fn update_packed(&self, i: usize, order: Ordering, f: impl Fn(u8) -> u8) {
+    /// Whether every code written so far was held.
+    ///
+    /// # Errors
+    ///
+    /// A code outside the packed states was written (and lost).
+    pub(crate) fn check(&self) -> Result<()> {
+        match self {
+            Codes::Packed(packed) if packed.unpackable.load(Relaxed) => Err(Error::inconsistent(
+                "the sweep",
+                "a WDL code outside the states the packed codes hold",
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Packed {
+    /// Code `i`.
+    #[inline]
+    fn load(&self, i: usize, order: Ordering) -> u8 {
+        let word = self.words[i / PER_WORD].load(order);
+        CODE_OF[((word >> (i % PER_WORD * BITS)) & MASK) as usize]
+    }
+
+    /// Rewrites code `i` as `f` gives it, by a compare-and-swap of its
+    /// word (other threads write the word's other codes).
+    fn update(&self, i: usize, order: Ordering, f: impl Fn(u8) -> u8) {
         let shift = i % PER_WORD * BITS;
         let _ = self.words[i / PER_WORD].fetch_update(order, Relaxed, |word| {
             let code = CODE_OF[((word >> shift) & MASK) as usize];
@@ -189,21 +208,6 @@ impl Codes {
             }
             Some(word & !(MASK << shift) | u64::from(state) << shift)
         });
-    }
-
-    /// Whether every code written so far was held.
-    ///
-    /// # Errors
-    ///
-    /// A code outside the packed states was written (and lost).
-    pub(crate) fn check(&self) -> Result<()> {
-        if self.unpackable.load(Relaxed) {
-            return Err(Error::inconsistent(
-                "the sweep",
-                "a WDL code outside the states the packed codes hold",
-            ));
-        }
-        Ok(())
     }
 }
 
@@ -219,9 +223,9 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         assert!(STATES.iter().all(|s| seen.insert(*s)));
         assert!(STATES.len() <= 1 << BITS);
-        for packed in [false, true] {
+        for form in [CodeForm::Bytes, CodeForm::Packed] {
             let n = 3 * PER_WORD + 5;
-            let codes = Codes::new(n, packed);
+            let codes = form.hold(n);
             assert!((0..n).all(|i| codes.load(i, Relaxed) == ILLEGAL));
             // Written backwards, each index's state by its number.
             for i in (0..n).rev() {
@@ -241,11 +245,11 @@ mod tests {
             assert!(codes.check().is_ok());
         }
         // A byte outside the states is refused, loudly, when packed.
-        let codes = Codes::new(4, true);
+        let codes = CodeForm::Packed.hold(4);
         codes.store(1, WIN | ZB | ROUNDED | PENDING);
         assert_eq!(codes.load(1, Relaxed), ILLEGAL);
         assert!(codes.check().is_err());
-        assert_eq!(code_bytes(25, true), 24);
-        assert_eq!(code_bytes(25, false), 25);
+        assert_eq!(CodeForm::Packed.bytes(25), 24);
+        assert_eq!(CodeForm::Bytes.bytes(25), 25);
     }
 }

@@ -1,20 +1,42 @@
 //! Pass 4 of the sweep: settling the rounded DTZ values ("n or n+1") by
 //! the phase parity where the material forces it, else by the probe
 //! engine's rule over the successors, settled first, recursively (see the
-//! parent module's list of passes).
+//! list of passes in [`super`]).
+
+use std::sync::atomic::Ordering::{Acquire, Release};
 
 use rayon::prelude::*;
 use shakmaty::Color;
 
-use super::*;
+use super::{
+    board::{Kind, Mv, Pos},
+    code::{is_mated, is_pending, sign, PENDING, PLUS, ROUNDED},
+    frame::CHUNK,
+    progress::Progress,
+    tables::Block,
+    values::Values,
+};
+use crate::{error::Result, model::dtz::RoundedDtz};
 
-impl Sweep {
+/// Pass 4 walks a block with the mover innermost where at least one value
+/// in this many is to settle (see [`Settle::pass`]).
+const WALK_SETTLE_SHARE: usize = 16;
+
+/// Pass 4 over one window's values.
+pub(crate) struct Settle<'a>(pub(crate) &'a Values<'a>);
+
+impl Settle<'_> {
     /// Pass 4: settles every rounded value of the blocks of the window's
     /// chunk. Returns how many values were pending (stored, unstored).
-    pub(crate) fn settle_all(&self, progress: &Progress) -> Result<(usize, usize)> {
-        let halves = self.code_halves();
+    ///
+    /// # Errors
+    ///
+    /// Those of the reads and searches.
+    pub(crate) fn pass(&self, progress: &Progress) -> Result<(usize, usize)> {
+        let w = self.0.window();
+        let halves = w.tables().code_halves();
         let mut total = (0, 0);
-        for b in self.chunk_blocks() {
+        for b in w.frame.blocks() {
             let pending = self.pending_in(b);
             total = (total.0 + pending.0, total.1 + pending.1);
             // The walk with the mover innermost finds a successor's index
@@ -26,11 +48,12 @@ impl Sweep {
                 // A symmetric table's quiet moves lead to colour-flipped
                 // positions, which a run's table does not give.
                 Some(mover)
-                    if !self.symmetric && (pending.0 + pending.1) * WALK_SETTLE_SHARE >= b.len =>
+                    if !w.tables().symmetric
+                        && (pending.0 + pending.1) * WALK_SETTLE_SHARE >= b.len =>
                 {
-                    self.walk_runs(b, mover, progress, |j, pos, run| {
+                    w.frame.walk_runs(b, mover, progress, |j, pos, run| {
                         for half in 0..2 {
-                            if is_pending(self.code(j, half)) {
+                            if is_pending(w.code(j, half)) {
                                 // A quiet move keeps the placement's block
                                 // and changes the side to move: the other
                                 // half.
@@ -53,7 +76,7 @@ impl Sweep {
                             let last = (first + CHUNK).min(b.len);
                             for j in b.base + first..b.base + last {
                                 for half in 0..halves {
-                                    if is_pending(self.code(j, half)) {
+                                    if is_pending(w.code(j, half)) {
                                         self.settle(half, j)?;
                                     }
                                 }
@@ -70,14 +93,15 @@ impl Sweep {
     /// How many values of block `b` are still to settle (stored side,
     /// unstored side).
     fn pending_in(&self, b: &Block) -> (usize, usize) {
-        let halves = self.code_halves();
+        let w = self.0.window();
+        let halves = w.tables().code_halves();
         (0..b.len.div_ceil(CHUNK))
             .into_par_iter()
             .map(|c| {
                 let first = b.base + c * CHUNK;
                 let last = (first + CHUNK).min(b.base + b.len);
                 (first..last).fold((0, 0), |(a, c), j| {
-                    let pending = |half| usize::from(is_pending(self.code(j, half)));
+                    let pending = |half| usize::from(is_pending(w.code(j, half)));
                     (a + pending(0), c + if halves == 2 { pending(1) } else { 0 })
                 })
             })
@@ -92,15 +116,18 @@ impl Sweep {
     /// the settled one is [`PLUS`] in the same code byte as [`PENDING`],
     /// so one load of the code always gives a consistent value.
     fn settle(&self, half: usize, j: usize) -> Result<i16> {
-        let (b, local) = self.block_at(j);
+        let frame = &self.0.window().frame;
+        let (b, local) = frame.block_at(j);
         let turn = if half == 0 { b.side } else { !b.side };
         self.settle_with(half, j, turn, |s, target| {
-            let pos = self.pos_of(b, local);
-            self.some_move_scores(&pos, turn, s, target, |m| self.quiet_succ(b, &pos, m, turn))
+            let pos = frame.pos_of(b, local);
+            self.some_move_scores(&pos, turn, s, target, |m| {
+                frame.quiet_succ(b, &pos, m, turn)
+            })
         })
     }
 
-    /// [`Sweep::settle`] with `turn` to move, and `hit(s, target)` saying
+    /// [`Settle::settle`] with `turn` to move, and `hit(s, target)` saying
     /// whether some move of `turn` (sign `s`) scores exactly `target`
     /// plies.
     fn settle_with(
@@ -110,25 +137,26 @@ impl Sweep {
         turn: Color,
         hit: impl FnOnce(i32, i32) -> Result<bool>,
     ) -> Result<i16> {
-        let code = self.code_with(j, half, Acquire);
+        let v = self.0;
+        let code = v.window().code_with(j, half, Acquire);
         if !is_pending(code) {
-            return self.value_of(half, j, code);
+            return v.value_of(half, j, code);
         }
         let s = sign(code & 7);
-        let n = self.raw(half, j, code)?;
+        let n = v.raw(half, j, code)?;
         let loser = if s > 0 { !turn } else { turn };
         let rounded = RoundedDtz {
             plies: n,
             mover_wins: s > 0,
         };
-        let mag = if self.natural[cidx(loser)] {
+        let mag = if v.window().tables().natural(loser) {
             rounded.by_parity()
         } else {
             rounded.by_search(hit(s, rounded.search_target())?)
         };
         let plus = if mag > n { PLUS } else { 0 };
         // One update of the byte: no reader sees PENDING clear without PLUS.
-        self.update_code(j, half, plus, PENDING, Release);
+        v.window().update_code(j, half, plus, PENDING, Release);
         Ok((s * mag) as i16)
     }
 
@@ -164,10 +192,10 @@ impl Sweep {
     }
 
     /// Whether a quiet move to global index `j2` (half `half2`) scores
-    /// exactly `target` (see [`Sweep::some_move_scores`]).
+    /// exactly `target` (see [`Settle::some_move_scores`]).
     #[inline]
     fn move_scores(&self, j2: usize, half2: usize, s: i32, target: i32, need: i32) -> Result<bool> {
-        let code = self.code(j2, half2);
+        let code = self.0.code(j2, half2);
         if is_mated(code) {
             return Ok(s > 0 && target == 1);
         }
@@ -177,7 +205,7 @@ impl Sweep {
             return Ok(false);
         }
         let exact = if code & ROUNDED != 0 {
-            let a = self.raw(half2, j2, code)?;
+            let a = self.0.raw(half2, j2, code)?;
             let (certain, open) = if s > 0 {
                 (a + 1 == need, a == need)
             } else {
@@ -191,7 +219,7 @@ impl Sweep {
             }
             i32::from(self.settle(half2, j2)?).abs()
         } else {
-            self.raw(half2, j2, code)?
+            self.0.raw(half2, j2, code)?
         };
         Ok(exact == need)
     }

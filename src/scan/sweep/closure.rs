@@ -5,11 +5,12 @@
 //! passant, which the caller handles). Resolved values replace the stored
 //! ones in place.
 //!
-//! A table is decoded whole, or, where the sweep's memory plan says so
-//! ([`Closure::hold`]), page by page ([`super::pages`]).
+//! A table is decoded whole, or, where the sweep's memory plan says so,
+//! page by page ([`super::pages`]): the plan is made from the files'
+//! headers ([`ClosureFiles`]), then holds the closure ([`Closure::hold`]).
 
 use std::sync::{
-    atomic::{AtomicBool, AtomicU8, Ordering},
+    atomic::{AtomicU8, Ordering},
     Arc, OnceLock,
 };
 
@@ -17,39 +18,23 @@ use shakmaty::{Color, Piece};
 
 use super::{
     board::{Kind, Pos},
+    code::{flip, DRAW, WIN},
     pages::{Page, ValuePages, PAGE_LEN},
-    plan::TableCost,
-    table_error,
+    plan::{SweepMemoryPlan, TableCost},
+    read_error::table_error,
 };
 use crate::{
     error::{Error, Result},
     tables::reader::{
-        cidx, counts_of, parse_counts, slot_map, Counts, MoverIndex, SubInfo, SweepTable,
+        cidx, counts_of, lead_file, slot_map, Counts, Frame, MoverIndex, SubInfo, SweepTable,
         TableKind, TableLayout, MAX,
     },
     tables::Inventory,
 };
 
-/// WDL codes as the sweep decoder gives them.
-pub(crate) const LOSS: u8 = 0;
-/// Blessed loss.
-pub(crate) const BLESSED: u8 = 1;
-/// Draw.
-pub(crate) const DRAW: u8 = 2;
-/// Cursed win.
-pub(crate) const CURSED: u8 = 3;
-/// Win.
-pub(crate) const WIN: u8 = 4;
-
 /// Flag on a value of a closure table: the true value, resolved with the
 /// captures (without it: the stored value, which may be "don't care").
 const RESOLVED: u8 = 0x80;
-
-/// The value for the other side.
-#[inline]
-pub(crate) fn flip(w: u8) -> u8 {
-    4 - w
-}
 
 /// One table of the closure.
 pub(crate) struct ClosureTable {
@@ -57,13 +42,19 @@ pub(crate) struct ClosureTable {
     file: SweepTable,
     /// Its number in the closure (its pages' key).
     number: u32,
-    /// Read page by page instead of whole.
-    paged: AtomicBool,
+    /// Its values, whole or paged, as planned.
+    values: Values,
+}
+
+/// How the values of a closure table are held, as the plan says.
+enum Values {
     /// Per side to move, the values, decoded when a look-up first reaches
     /// the table: each the stored value, replaced by the true one with
     /// [`RESOLVED`] set once a look-up has resolved it. One byte per index
     /// holds both, so the memo costs no memory of its own.
-    values: [OnceLock<std::result::Result<Vec<AtomicU8>, String>>; 2],
+    Whole([OnceLock<std::result::Result<Vec<AtomicU8>, String>>; 2]),
+    /// Read page by page, within the closure's budget.
+    Paged,
 }
 
 /// Where one value of a closure table is held.
@@ -96,10 +87,10 @@ impl ClosureTable {
     /// whole, or in its page (decoded if not held).
     #[inline]
     fn cell<'a>(&'a self, pages: &ValuePages, side: Color, idx: usize) -> Result<Cell<'a>> {
-        if !self.paged.load(Ordering::Relaxed) {
-            return Ok(Cell::Whole(&self.values(side)?[idx]));
+        match &self.values {
+            Values::Whole(values) => Ok(Cell::Whole(&self.whole(values, side)?[idx])),
+            Values::Paged => self.paged_cell(pages, side, idx),
         }
-        self.paged_cell(pages, side, idx)
     }
 
     /// [`ClosureTable::cell`] of a paged table (kept out of the whole
@@ -119,13 +110,14 @@ impl ClosureTable {
         Ok(Cell::Paged(held, idx - start as usize))
     }
 
-    /// Bytes of the values of both sides, decoded whole.
-    fn whole_bytes(&self) -> u64 {
-        self.file.index_len(Color::White) + self.file.index_len(Color::Black)
-    }
-
-    fn values(&self, side: Color) -> Result<&[AtomicU8]> {
-        let r = self.values[cidx(side)].get_or_init(|| {
+    /// The values of `side` to move decoded whole (into `values`, where a
+    /// look-up first reaches them).
+    fn whole<'a>(
+        &self,
+        values: &'a [OnceLock<std::result::Result<Vec<AtomicU8>, String>>; 2],
+        side: Color,
+    ) -> Result<&'a [AtomicU8]> {
+        let r = values[cidx(side)].get_or_init(|| {
             let len = self.file.index_len(side);
             let mut v = vec![0u8; len as usize];
             self.file
@@ -145,13 +137,13 @@ impl ClosureTable {
 /// the scanned table instead of per capture: the table of the material
 /// left, its colour frame, and per leading-pawn file the sub-table and the
 /// slot each of its pieces takes from the position after the capture.
+#[derive(Clone)]
 pub(crate) struct CaptureRoute {
     /// `None`: two bare kings are left.
     table: Option<Arc<ClosureTable>>,
-    /// The material is colour-reversed in its table.
-    flip: bool,
-    /// Side to move in the table's frame.
-    side: Color,
+    /// How the position after the capture lies in the table (its side
+    /// to move, and whether colour-flipped).
+    frame: Frame,
     /// Slot (after the capture) of the table's single leading pawn.
     lead: Option<usize>,
     /// Per leading-pawn file (0 without pawns): the sub-table and, per
@@ -170,52 +162,41 @@ pub(crate) struct RoutedMover {
     mirror: u8,
 }
 
-/// The closure's WDL tables, the scanned table excluded.
+/// The WDL files of the closure, the scanned table excluded, opened
+/// (their headers parsed): what the plan is made from, before it holds
+/// them ([`Closure::hold`]).
+pub(crate) struct ClosureFiles(Vec<SweepTable>);
+
+/// The closure's WDL tables, the scanned table excluded, held as planned.
 pub(crate) struct Closure {
     /// Tables by piece counts, both colour orientations (a short list: a
     /// linear scan beats hashing).
     by_counts: Vec<(Counts, Arc<ClosureTable>)>,
-    /// Each table once, in the order of the names opened.
-    tables: Vec<Arc<ClosureTable>>,
     /// The pages of the paged tables.
     pages: ValuePages,
 }
 
-impl Closure {
+impl ClosureFiles {
     /// Opens every table of `names` (normalised table names).
     ///
     /// # Errors
     ///
     /// Missing or unreadable files.
-    pub(crate) fn open(inv: &Inventory, names: &[String], needed_for: &str) -> Result<Closure> {
-        let mut by_counts = Vec::new();
-        let mut tables = Vec::new();
+    pub(crate) fn open(
+        inv: &Inventory,
+        names: &[String],
+        needed_for: &str,
+    ) -> Result<ClosureFiles> {
+        let mut files = Vec::new();
         for name in names {
             let file_name = format!("{name}.rtbw");
             let path = inv.path(&file_name).ok_or_else(|| Error::MissingTables {
                 needed_for: needed_for.to_owned(),
                 files: vec![file_name.clone()],
             })?;
-            let file = SweepTable::open(path, TableKind::Wdl).map_err(table_error)?;
-            let layout = file.layout().clone();
-            let counts = parse_counts(name)
-                .ok_or_else(|| Error::inconsistent("the sweep", format!("bad name {name}")))?;
-            let table = Arc::new(ClosureTable {
-                layout,
-                file,
-                number: tables.len() as u32,
-                paged: AtomicBool::new(false),
-                values: [OnceLock::new(), OnceLock::new()],
-            });
-            by_counts.push((counts, table.clone()));
-            by_counts.push(([counts[1], counts[0]], table.clone()));
-            tables.push(table);
+            files.push(SweepTable::open(path, TableKind::Wdl).map_err(table_error)?);
         }
-        Ok(Closure {
-            by_counts,
-            tables,
-            pages: ValuePages::new(0),
-        })
+        Ok(ClosureFiles(files))
     }
 
     /// Per table (in the order of the names opened), what it takes: its
@@ -223,50 +204,52 @@ impl Closure {
     /// resolved in place; each is decoded only when a look-up first
     /// reaches it), and its headers.
     pub(crate) fn costs(&self) -> Vec<TableCost> {
-        self.tables
+        self.0
             .iter()
-            .map(|t| TableCost {
-                name: t.file.material().to_owned(),
-                values: t.whole_bytes(),
-                headers: t.file.header_bound(),
+            .map(|file| TableCost {
+                name: file.material().to_owned(),
+                values: file.index_len(Color::White) + file.index_len(Color::Black),
+                headers: file.header_bound(),
             })
             .collect()
     }
+}
 
-    /// Adds the scanned table's own WDL file, for a sweep that cuts the
-    /// table into slices of its leading pawns: a pawn move out of a slice
-    /// reads the value where it leads as it would a closure table's,
-    /// decoded whole if `whole`, else page by page within the pages'
-    /// budget. Not one of [`Closure::costs`]; called after
-    /// [`Closure::hold`].
-    ///
-    /// # Errors
-    ///
-    /// A name that is not a material.
-    pub(crate) fn add_scanned(&mut self, file: SweepTable, whole: bool) -> Result<()> {
-        let name = file.material().to_owned();
-        let counts = parse_counts(&name)
-            .ok_or_else(|| Error::inconsistent("the sweep", format!("bad name {name}")))?;
-        let table = Arc::new(ClosureTable {
-            layout: file.layout().clone(),
-            file,
-            number: self.tables.len() as u32,
-            paged: AtomicBool::new(!whole),
-            values: [OnceLock::new(), OnceLock::new()],
-        });
-        self.by_counts.push((counts, table.clone()));
-        self.by_counts.push(([counts[1], counts[0]], table));
-        Ok(())
-    }
-
-    /// Holds the tables as planned: `whole[k]` for the table `k` of
-    /// [`Closure::costs`], the others page by page within
-    /// `page_bytes`. Called before any look-up.
-    pub(crate) fn hold(&mut self, whole: &[bool], page_bytes: u64) {
-        for (table, &whole) in self.tables.iter().zip(whole) {
-            table.paged.store(!whole, Ordering::Relaxed);
+impl Closure {
+    /// Holds the tables of `files` as `plan` says: table `k` (of
+    /// [`ClosureFiles::costs`]) decoded whole where its
+    /// [`SweepMemoryPlan::closure_whole`] flag says so, the others page by
+    /// page within the plan's page budget. Where the plan cuts the scanned
+    /// table into slices of its leading pawns, a pawn move out of a slice
+    /// reads the value where it leads as a closure table's: its own WDL
+    /// file, `own`, is held too, as the last flag says.
+    pub(crate) fn hold(
+        files: ClosureFiles,
+        own: Option<SweepTable>,
+        plan: &SweepMemoryPlan,
+    ) -> Closure {
+        let mut by_counts = Vec::new();
+        let whole = &plan.closure_whole;
+        for (k, file) in files.0.into_iter().chain(own).enumerate() {
+            let counts = file.layout().counts();
+            let values = if whole.get(k).copied().unwrap_or(false) {
+                Values::Whole([OnceLock::new(), OnceLock::new()])
+            } else {
+                Values::Paged
+            };
+            let table = Arc::new(ClosureTable {
+                layout: file.layout().clone(),
+                file,
+                number: k as u32,
+                values,
+            });
+            by_counts.push((counts, table.clone()));
+            by_counts.push(([counts[1], counts[0]], table));
         }
-        self.pages = ValuePages::new(page_bytes);
+        Closure {
+            by_counts,
+            pages: ValuePages::new(plan.page_bytes),
+        }
     }
 
     /// The route of a capture (without promotion) of slot `captured` in a
@@ -286,8 +269,10 @@ impl Closure {
         if left.len() == 2 {
             return Some(CaptureRoute {
                 table: None,
-                flip: false,
-                side: turn,
+                frame: Frame {
+                    flipped: false,
+                    side: turn,
+                },
                 lead: None,
                 subs: none,
             });
@@ -295,21 +280,8 @@ impl Closure {
         let counts = counts_of(left.iter().copied());
         let table = &self.by_counts.iter().find(|(c, _)| *c == counts)?.1;
         let layout = &table.layout;
-        let flip = layout.counts() != counts || (layout.symmetric && turn == Color::Black);
-        let side = if flip { !turn } else { turn };
-        let framed: Vec<Piece> = left
-            .iter()
-            .map(|p| {
-                if flip {
-                    Piece {
-                        color: !p.color,
-                        role: p.role,
-                    }
-                } else {
-                    *p
-                }
-            })
-            .collect();
+        let frame = layout.frame(&counts, turn)?;
+        let framed: Vec<Piece> = left.iter().map(|p| frame.piece(*p)).collect();
         let lead = if layout.has_pawns {
             let pawn = layout.lead_color().pawn();
             let mut leads = framed.iter().enumerate().filter(|(_, p)| **p == pawn);
@@ -323,7 +295,7 @@ impl Closure {
         };
         let mut subs = none;
         for (file, out) in subs.iter_mut().enumerate() {
-            let Some(sub) = layout.sub_of(file as u8, side) else {
+            let Some(sub) = layout.sub_of(file as u8, frame.side) else {
                 continue;
             };
             let perm = slot_map(&layout.subs[sub].encoding.pieces, &framed, lead)?;
@@ -331,8 +303,7 @@ impl Closure {
         }
         Some(CaptureRoute {
             table: Some(table.clone()),
-            flip,
-            side,
+            frame,
             lead,
             subs,
         })
@@ -410,9 +381,9 @@ impl Closure {
         }
     }
 
-    /// The index, in its table's space for `route.side`, of the position
-    /// after a routed capture (`None` if the route has no sub-table for
-    /// the leading pawn's file, or no table).
+    /// The index, in its table's space for the route's side to move, of
+    /// the position after a routed capture (`None` if the route has no
+    /// sub-table for the leading pawn's file, or no table).
     #[inline]
     fn routed_index(route: &CaptureRoute, pos: &Pos) -> Option<usize> {
         let (info, _, _, mut squares) = Self::routed_squares(route, pos)?;
@@ -430,13 +401,10 @@ impl Closure {
         pos: &Pos,
     ) -> Option<(&'r SubInfo, &'r [u8; MAX], u8, [u8; MAX])> {
         let table = route.table.as_ref()?;
-        let file = route.lead.map_or(0, |l| {
-            let f = pos.sq[l] & 7;
-            usize::from(if f >= 4 { 7 - f } else { f })
-        });
+        let file = route.lead.map_or(0, |l| usize::from(lead_file(pos.sq[l])));
         let (sub, perm) = route.subs[file].as_ref()?;
         let info = &table.layout.subs[*sub];
-        let mirror = if route.flip { 56 } else { 0 };
+        let mirror = route.frame.mirror();
         let mut squares = [0u8; MAX];
         for (s, &q) in squares.iter_mut().zip(&perm[..pos.n]) {
             *s = pos.sq[usize::from(q)] ^ mirror;
@@ -444,7 +412,7 @@ impl Closure {
         Some((info, perm, mirror, squares))
     }
 
-    /// The value at index `idx` of the route's table (side `route.side`)
+    /// The value at index `idx` of the route's table (its side to move)
     /// if a capture search has resolved it.
     #[inline]
     fn resolved(
@@ -453,7 +421,7 @@ impl Closure {
         route: &CaptureRoute,
         idx: usize,
     ) -> Result<Option<u8>> {
-        let known = table.cell(&self.pages, route.side, idx)?.load();
+        let known = table.cell(&self.pages, route.frame.side, idx)?.load();
         Ok((known & RESOLVED != 0).then_some(known & !RESOLVED))
     }
 
@@ -580,7 +548,14 @@ mod tests {
                 .into_iter()
                 .filter(|n| *n != material.table_name())
                 .collect();
-            let closure = Closure::open(&inv, &others, name).unwrap();
+            let files = ClosureFiles::open(&inv, &others, name).unwrap();
+            let plan = crate::scan::sweep::plan::plan_memory(
+                0,
+                crate::scan::sweep::plan::Storage::held(false),
+                &files.costs(),
+                None,
+            );
+            let closure = Closure::hold(files, None, &plan);
             let file = SweepTable::open(
                 &dir.join(format!("{}.rtbz", material.table_name())),
                 TableKind::Dtz,
@@ -613,7 +588,7 @@ mod tests {
                             let table = route.table.as_ref().unwrap();
                             let (pairs, n) = after.pair_array();
                             let loc = table.layout.locate(&pairs[..n], !turn, false).unwrap();
-                            assert_eq!(loc.side, route.side, "{name} {local} {m:?}");
+                            assert_eq!(loc.side, route.frame.side, "{name} {local} {m:?}");
                             assert_eq!(
                                 Closure::routed_index(route, &after),
                                 Some(loc.idx as usize),

@@ -1,96 +1,137 @@
 //! Pass 1 of the sweep: the WDL code of every placement of the window's
-//! chunk of the scanned table, both sides to move, from the WDL file's stored values made exact
-//! with the captures (see the parent module's list of passes). Apart from
-//! the later passes because it alone reads the WDL file and the closure's
-//! tables, with walks, memos and look-ups of its own.
+//! chunk of the scanned table, both sides to move, from the WDL file's
+//! stored values made exact with the captures (see the list of passes in
+//! [`super`]). Apart from the later passes because it alone reads the WDL
+//! file and the closure's tables, with walks, memos and look-ups of its
+//! own.
 
 use rayon::prelude::*;
 use shakmaty::Color;
 
-use super::*;
+use super::{
+    board::{Attacks, Mv, Pos},
+    closure::{Closure, RoutedMover},
+    code::{flip, DRAW, ILLEGAL, LOSS, MATED, WIN, ZB},
+    progress::Progress,
+    tables::{Block, Mover},
+    wdl_values::{ByteWdl, NibbleWdl, PagedWdl, StoredWdlValues, WdlRanges, WdlValues},
+    window::Window,
+};
+use crate::{
+    error::{Error, Result},
+    tables::reader::MAX,
+};
 
 mod wdl_order;
 
-/// How many stored WDL values pass 1 decodes at once before packing them
-/// (even, so that each part fills whole bytes).
-const RAW_WDL_PART: usize = 1 << 22;
+/// What pass 1 keeps of one capture (by one slot of another) for a run of
+/// the mover.
+#[derive(Clone, Copy)]
+enum CaptureMemo {
+    /// The mover takes: the same position after it all run long.
+    Value(u8),
+    /// The index after the capture as a function of the mover's square.
+    Moving(RoutedMover),
+    /// Worked out per placement.
+    General,
+}
 
-impl Sweep {
-    /// Pass 1: WDL codes of every placement of the window's chunk, both
-    /// sides to move (into the codes [`Sweep::open_window`] made).
-    pub(crate) fn pass_wdl(&self, progress: &Progress) -> Result<()> {
-        // Symmetric material looks its WDL up in the whole file; otherwise
-        // a block reads only its own WDL sub-tables, decoded per block.
-        // Paged, either reads the whole file's indices.
-        if self.wdl_page_bytes > 0 {
-            let paged =
-                wdl_pages::PagedWdl::new(&self.wdl_file, self.wdl_page_bytes, self.wdl_page_len);
-            if self.walks_wdl_order() {
-                return self.pass_wdl_in_wdl_order(&paged, progress);
+/// Pass 1: WDL codes of every placement of `window`'s chunk, both sides
+/// to move (into the codes the window holds), its WDL values read as
+/// `values` says: one source for the whole pass, or one per block.
+///
+/// # Errors
+///
+/// The files cannot be decoded, or the tables are inconsistent.
+pub(crate) fn pass(window: &Window, values: WdlValues, progress: &Progress) -> Result<()> {
+    let pass = WdlPass { w: window };
+    let tables = window.tables();
+    let file = &tables.wdl_file;
+    // Symmetric material looks its WDL up in the whole file; otherwise a
+    // block reads only its own WDL sub-tables, decoded per block. Paged,
+    // either reads the whole file's indices.
+    match values {
+        WdlValues::Paged(paging) => {
+            let paged = PagedWdl::new(file, paging);
+            if pass.walks_wdl_order() {
+                return pass.blocks_in_wdl_order(&paged, progress);
             }
-            return self.pass_wdl_blocks(&paged, progress);
+            pass.blocks(&paged, progress)
         }
-        if self.symmetric && self.pages_stored() {
-            // Packed: the plan counts half a byte per value here.
-            return self.pass_wdl_blocks(&self.raw_wdl::<true>(None)?, progress);
+        WdlValues::Bytes if tables.symmetric => {
+            pass.blocks(&ByteWdl::decode(&pass.whole_file()?)?, progress)
         }
-        if self.symmetric {
-            return self.pass_wdl_blocks(&self.raw_wdl::<false>(None)?, progress);
+        WdlValues::Nibbles if tables.symmetric => {
+            pass.blocks(&NibbleWdl::decode(&pass.whole_file()?)?, progress)
         }
-        for b in &self.blocks[self.chunk.clone()] {
-            let own = self.raw_wdl::<true>(Some(b))?;
-            self.pass_wdl_block(b, &own, progress)?;
+        WdlValues::Bytes => {
+            for b in window.frame.blocks() {
+                pass.block(b, &ByteWdl::decode(&pass.block_ranges(b)?)?, progress)?;
+            }
+            Ok(())
         }
-        Ok(())
+        WdlValues::Nibbles => {
+            for b in window.frame.blocks() {
+                pass.block(b, &NibbleWdl::decode(&pass.block_ranges(b)?)?, progress)?;
+            }
+            Ok(())
+        }
     }
+}
 
+/// Pass 1 over one window.
+struct WdlPass<'a> {
+    w: &'a Window<'a>,
+}
+
+impl WdlPass<'_> {
     /// Pass 1 on every block of the window's chunk, whose stored WDL
     /// values `raw` holds or reads, each block void at `raw`'s first error.
-    fn pass_wdl_blocks<R: StoredWdlValues>(&self, raw: &R, progress: &Progress) -> Result<()> {
-        for b in &self.blocks[self.chunk.clone()] {
-            self.pass_wdl_block(b, raw, progress)?;
+    fn blocks<R: StoredWdlValues>(&self, raw: &R, progress: &Progress) -> Result<()> {
+        for b in self.w.frame.blocks() {
+            self.block(b, raw, progress)?;
             raw.failure()?;
         }
         Ok(())
     }
 
     /// Pass 1 on block `b`, whose stored WDL values `raw` holds.
-    fn pass_wdl_block<R: StoredWdlValues>(
-        &self,
-        b: &Block,
-        raw: &R,
-        progress: &Progress,
-    ) -> Result<()> {
+    fn block<R: StoredWdlValues>(&self, b: &Block, raw: &R, progress: &Progress) -> Result<()> {
         if let Some(mover) = b.mover {
             return (0..mover.units.count).into_par_iter().try_for_each_init(
                 || vec![(0, CaptureMemo::General); MAX * MAX],
                 |memo, unit| self.walk_unit_mover(b, mover, unit, raw, memo, progress),
             );
         }
-        let units = self.dtz.subs[b.sub].encoding.units();
+        let units = self.w.frame.dtz.subs[b.sub].encoding.units();
         (0..units.count).into_par_iter().try_for_each(|unit| {
-            self.walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
-                let turns = [b.side, !b.side];
-                let att = pos.attacks();
-                let legal = [att.legal(turns[0]), !self.symmetric && att.legal(turns[1])];
-                let stored = match b.shared_lead {
-                    Some(map) if legal == [true, true] => {
-                        self.stored_wdl_shared(raw, b, &map, pos)?
-                    }
-                    _ => {
-                        let mut stored = [ILLEGAL; 2];
-                        for half in 0..2 {
-                            if legal[half] {
-                                stored[half] =
-                                    self.stored_wdl(raw, b, half, local, pos, turns[half])?;
-                            }
+            self.w
+                .frame
+                .walk_unit(b, units, unit, progress, |local, pos| -> Result<()> {
+                    let turns = [b.side, !b.side];
+                    let att = pos.attacks();
+                    let legal = [
+                        att.legal(turns[0]),
+                        !self.w.tables().symmetric && att.legal(turns[1]),
+                    ];
+                    let stored = match b.shared_lead {
+                        Some(map) if legal == [true, true] => {
+                            self.stored_wdl_shared(raw, b, &map, pos)?
                         }
-                        stored
-                    }
-                };
-                let mut after_capture = |m, turn| self.capture_wdl(b, pos, m, turn);
-                self.store_codes(b, pos, &att, stored, b.base + local, &mut after_capture)
-            })
+                        _ => {
+                            let mut stored = [ILLEGAL; 2];
+                            for half in 0..2 {
+                                if legal[half] {
+                                    stored[half] =
+                                        self.stored_wdl(raw, b, half, local, pos, turns[half])?;
+                                }
+                            }
+                            stored
+                        }
+                    };
+                    let mut after_capture = |m, turn| self.capture_wdl(b, pos, m, turn);
+                    self.store_codes(b, pos, &att, stored, b.base + local, &mut after_capture)
+                })
         })?;
         Ok(())
     }
@@ -110,10 +151,10 @@ impl Sweep {
         after_capture: &mut impl FnMut(Mv, Color) -> Result<u8>,
     ) -> Result<()> {
         let turns = [b.side, !b.side];
-        for half in 0..self.code_halves() {
+        for half in 0..self.w.tables().code_halves() {
             if stored[half] != ILLEGAL {
                 let code = self.wdl_code(pos, att, turns[half], stored[half], after_capture)?;
-                self.set_code(j, half, code);
+                self.w.set_code(j, half, code);
             }
         }
         Ok(())
@@ -135,7 +176,7 @@ impl Sweep {
     ) -> Result<()> {
         // A symmetric table stores one side to move: half 1 is never
         // legal, and stands in for nothing.
-        let halves = self.code_halves();
+        let halves = self.w.tables().code_halves();
         let (Some((w0, p0)), Some((w1, p1))) = (&b.wdl_perm[0], b.wdl_perm[halves - 1].as_ref())
         else {
             return Err(Error::inconsistent(
@@ -143,8 +184,8 @@ impl Sweep {
                 "mover without WDL sub-tables",
             ));
         };
-        let codec = &self.dtz.subs[b.sub].encoding;
-        let wdl = [&self.wdl.subs[*w0], &self.wdl.subs[*w1]];
+        let codec = &self.w.frame.dtz.subs[b.sub].encoding;
+        let wdl = [&self.w.frame.wdl.subs[*w0], &self.w.frame.wdl.subs[*w1]];
         let perms = [p0, p1];
         let turns = [b.side, !b.side];
         let n = codec.pieces.len();
@@ -205,8 +246,13 @@ impl Sweep {
                         let route = b.routes[usize::from(m.cap)].as_ref().ok_or_else(|| {
                             Error::inconsistent("the sweep", "capture memo without its route")
                         })?;
-                        self.closure
-                            .wdl_routed_mover(route, r, sq, || pos.after(m), !turn)
+                        self.w.tables().closure.wdl_routed_mover(
+                            route,
+                            r,
+                            sq,
+                            || pos.after(m),
+                            !turn,
+                        )
                     }
                     CaptureMemo::General => self.capture_wdl(b, pos, m, turn),
                 }
@@ -217,62 +263,22 @@ impl Sweep {
         walked
     }
 
-    /// The WDL file's stored values that pass 1 reads for block `b` (the
-    /// WDL sub-tables of its placements, one per side to move), or for
-    /// every block (`None`: the whole file).
-    fn raw_wdl<const P: bool>(&self, b: Option<&Block>) -> Result<RawWdl<P>> {
-        let shift = usize::from(P);
-        let mut raw = RawWdl {
-            vals: [Vec::new(), Vec::new()],
-            start: [0, 0],
-        };
-        let ranges = self.raw_ranges(b)?;
-        for (side, range) in [Color::White, Color::Black].into_iter().zip(ranges) {
-            let len = range.end - range.start;
-            let mut held = vec![0u8; (len as usize).div_ceil(1 << shift)];
-            raw.start[cidx(side)] = range.start;
-            // In a slice, that side's WDL sub-table is cut as the block.
-            let slice = b.zip(self.slice.as_ref()).and_then(|(b, slice)| {
-                let half = usize::from(side != b.side);
-                slice.wdl[half].as_ref().map(|(_, map)| map)
-            });
-            if shift == 0 {
-                decode_slice(slice, range.start, 0..len, &mut held, |r, out| {
-                    self.wdl_file.decode(side, r, out).map_err(table_error)
-                })?;
-                raw.vals[cidx(side)] = held;
-                continue;
-            }
-            // Decoded a part at a time (the decoder works in parallel
-            // within a part) and packed two to a byte.
-            let mut values = Vec::new();
-            for (k, bytes) in held.chunks_mut(RAW_WDL_PART / 2).enumerate() {
-                let first = (k * RAW_WDL_PART) as u64;
-                let last = (first + RAW_WDL_PART as u64).min(len);
-                values.clear();
-                values.resize((last - first) as usize, 0u8);
-                decode_slice(slice, range.start, first..last, &mut values, |r, out| {
-                    self.wdl_file.decode(side, r, out).map_err(table_error)
-                })?;
-                pack_nibbles(&values, bytes).ok_or_else(|| Error::Table {
-                    what: self.wdl_file.path().display().to_string(),
-                    detail: format!(
-                        "stores a WDL value over {RAW_WDL_MAX}; check it with `fiftymove tables --verify`"
-                    ),
-                })?;
-            }
-            raw.vals[cidx(side)] = held;
-        }
-        Ok(raw)
+    /// The whole WDL file's indices, which a symmetric table's pass 1
+    /// holds.
+    fn whole_file(&self) -> Result<WdlRanges<'_>> {
+        let file = &self.w.tables().wdl_file;
+        Ok(WdlRanges {
+            file,
+            ranges: Color::ALL.map(|side| 0..file.index_len(side)),
+            slices: [None, None],
+        })
     }
 
-    /// The WDL indices, White's and Black's, that [`Sweep::raw_wdl`]
-    /// decodes for block `b` (or for every block).
-    pub(super) fn raw_ranges(&self, b: Option<&Block>) -> Result<[std::ops::Range<u64>; 2]> {
+    /// The WDL indices, White's and Black's, that pass 1 holds for block
+    /// `b`: its WDL sub-tables, one per side to move, cut as the block is
+    /// where the window is a slice.
+    fn block_ranges(&self, b: &Block) -> Result<WdlRanges<'_>> {
         let range = |side: Color| -> Result<std::ops::Range<u64>> {
-            let Some(b) = b else {
-                return Ok(0..self.wdl_file.index_len(side));
-            };
             let half = usize::from(side != b.side);
             let Some((ws, _)) = &b.wdl_perm[half] else {
                 return Err(Error::inconsistent(
@@ -280,10 +286,14 @@ impl Sweep {
                     "block without its WDL sub-table",
                 ));
             };
-            let info = &self.wdl.subs[*ws];
+            let info = &self.w.frame.wdl.subs[*ws];
             Ok(info.start..info.start + info.encoding.size)
         };
-        Ok([range(Color::White)?, range(Color::Black)?])
+        Ok(WdlRanges {
+            file: &self.w.tables().wdl_file,
+            ranges: [range(Color::White)?, range(Color::Black)?],
+            slices: Color::ALL.map(|side| self.w.frame.wdl_slice(usize::from(side != b.side))),
+        })
     }
 
     /// The stored WDL of a legal placement for one side to move (pass 1),
@@ -300,10 +310,10 @@ impl Sweep {
     ) -> Result<u8> {
         Ok(match &b.wdl_perm[half] {
             Some((ws, _)) if b.same_index[half] => {
-                raw.get(turn, self.wdl.subs[*ws].start + local as u64)
+                raw.get(turn, self.w.frame.wdl.subs[*ws].start + local as u64)
             }
             Some((ws, perm)) => {
-                let info = &self.wdl.subs[*ws];
+                let info = &self.w.frame.wdl.subs[*ws];
                 let mut squares = [0u8; MAX];
                 for (slot, &d) in perm[..pos.n].iter().enumerate() {
                     squares[slot] = pos.sq[usize::from(d)];
@@ -315,15 +325,20 @@ impl Sweep {
             }
             None => {
                 let (pairs, n) = pos.pair_array();
-                let loc = self.wdl.locate(&pairs[..n], turn, false).ok_or_else(|| {
-                    Error::inconsistent("the sweep", "legal position without a WDL index")
-                })?;
+                let loc = self
+                    .w
+                    .frame
+                    .wdl
+                    .locate(&pairs[..n], turn, false)
+                    .ok_or_else(|| {
+                        Error::inconsistent("the sweep", "legal position without a WDL index")
+                    })?;
                 raw.get(loc.side, loc.idx)
             }
         })
     }
 
-    /// [`Sweep::stored_wdl`] of both sides to move at once, where their
+    /// [`WdlPass::stored_wdl`] of both sides to move at once, where their
     /// WDL sub-tables share the leading group (`map`: see
     /// [`Block::shared_lead`]).
     #[inline]
@@ -340,7 +355,7 @@ impl Sweep {
                 "shared leading group without WDL sub-tables",
             ));
         };
-        let (i0, i1) = (&self.wdl.subs[*w0], &self.wdl.subs[*w1]);
+        let (i0, i1) = (&self.w.frame.wdl.subs[*w0], &self.w.frame.wdl.subs[*w1]);
         let n = pos.n;
         let mut s0 = [0u8; MAX];
         for (slot, &d) in perm[..n].iter().enumerate() {
@@ -406,8 +421,8 @@ impl Sweep {
             Some(_) => None,
         };
         match route {
-            Some(r) => self.closure.wdl_routed(r, &after, !turn),
-            None => self.closure.wdl(&after, !turn),
+            Some(r) => self.w.tables().closure.wdl_routed(r, &after, !turn),
+            None => self.w.tables().closure.wdl(&after, !turn),
         }
     }
 

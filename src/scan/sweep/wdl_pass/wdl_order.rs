@@ -1,5 +1,5 @@
 //! Pass 1 of a pawnless table without symmetry whose WDL values are read
-//! page by page ([`super::wdl_pages::PagedWdl`]): each side's WDL
+//! page by page ([`super::super::wdl_values::PagedWdl`]): each side's WDL
 //! sub-table that encodes otherwise than the DTZ sub-table is walked in
 //! its own index order, not looked up per placement of the DTZ order.
 //!
@@ -18,28 +18,29 @@
 use rayon::prelude::*;
 use shakmaty::Color;
 
-use super::super::{
-    wdl_pages::PagedWdl, Block, Error, Pos, Progress, Result, StoredWdlValues, Sweep, ILLEGAL, MAX,
+use super::{
+    Block, Error, PagedWdl, Pos, Progress, Result, StoredWdlValues, WdlPass, ILLEGAL, MAX,
 };
 
-impl Sweep {
-    /// Whether pass 1 walks WDL sub-tables in their own order (see the
-    /// module's comment): a pawnless table without symmetry, its WDL values
-    /// paged, not cut into slices.
-    pub(in super::super) fn walks_wdl_order(&self) -> bool {
-        self.wdl_page_bytes > 0 && !self.symmetric && !self.dtz.has_pawns && self.slice.is_none()
+impl WdlPass<'_> {
+    /// Whether pass 1, its WDL values paged, walks WDL sub-tables in their
+    /// own order (see the module's comment): a pawnless table without
+    /// symmetry, not cut into slices.
+    pub(super) fn walks_wdl_order(&self) -> bool {
+        let tables = self.w.tables();
+        !tables.symmetric && !tables.dtz().has_pawns && !self.w.frame.is_slice()
     }
 
     /// Pass 1 on every block of the window's chunk, the WDL values read
     /// through `raw`: first each side whose WDL sub-table encodes otherwise,
     /// in that sub-table's order; then the DTZ order for the rest.
-    pub(in super::super) fn pass_wdl_in_wdl_order(
+    pub(super) fn blocks_in_wdl_order(
         &self,
         raw: &PagedWdl<'_>,
         progress: &Progress,
     ) -> Result<()> {
-        let halves = self.code_halves();
-        for b in &self.blocks[self.chunk.clone()] {
+        let halves = self.w.tables().code_halves();
+        for b in self.w.frame.blocks() {
             let walked: [bool; 2] =
                 std::array::from_fn(|h| h < halves && b.wdl_perm[h].is_some() && !b.same_index[h]);
             // The block's progress shared among the walks, which each
@@ -49,7 +50,7 @@ impl Sweep {
                 self.walk_wdl_sub_table(b, half, raw, progress, walks)?;
                 raw.failure()?;
             }
-            self.pass_wdl_rest(b, walked, raw, progress, walks)?;
+            self.rest(b, walked, raw, progress, walks)?;
             raw.failure()?;
         }
         Ok(())
@@ -75,8 +76,8 @@ impl Sweep {
                 "a WDL order walk without its WDL sub-table",
             ));
         };
-        let info = &self.wdl.subs[*ws];
-        let codec = &self.dtz.subs[b.sub].encoding;
+        let info = &self.w.frame.wdl.subs[*ws];
+        let codec = &self.w.frame.dtz.subs[b.sub].encoding;
         let turn = if half == 0 { b.side } else { !b.side };
         let n = codec.pieces.len();
         let units = info.encoding.units();
@@ -119,7 +120,7 @@ impl Sweep {
     /// the legal placements the walk did not reach (see the module's
     /// comment), each its diagonal twin's. Reports its share of the
     /// block's progress, one of `walks`.
-    fn pass_wdl_rest<R: StoredWdlValues>(
+    fn rest<R: StoredWdlValues>(
         &self,
         b: &Block,
         walked: [bool; 2],
@@ -127,7 +128,7 @@ impl Sweep {
         progress: &Progress,
         walks: u64,
     ) -> Result<()> {
-        let codec = &self.dtz.subs[b.sub].encoding;
+        let codec = &self.w.frame.dtz.subs[b.sub].encoding;
         let n = codec.pieces.len();
         let units = codec.units();
         let turns = [b.side, !b.side];
@@ -142,12 +143,12 @@ impl Sweep {
                 let j = b.base + local;
                 // The stored values of the halves left to work out here.
                 let mut stored = [ILLEGAL; 2];
-                for half in 0..self.code_halves() {
+                for half in 0..self.w.tables().code_halves() {
                     if !att.legal(turns[half]) {
                         continue;
                     }
                     if walked[half] {
-                        if self.code(j, half) != ILLEGAL {
+                        if self.w.code(j, half) != ILLEGAL {
                             continue;
                         }
                         let twin = codec
@@ -155,10 +156,10 @@ impl Sweep {
                             .map(|t| b.base + t as usize);
                         if let Some(code) = twin
                             .filter(|&t| t != j)
-                            .map(|t| self.code(t, half))
+                            .map(|t| self.w.code(t, half))
                             .filter(|&c| c != ILLEGAL)
                         {
-                            self.set_code(j, half, code);
+                            self.w.set_code(j, half, code);
                             continue;
                         }
                         // Not expected; looked up the general way, which

@@ -96,7 +96,7 @@ fn materials(names: &[&str], dir: &Path) {
     }
 }
 
-#[path = "../../tests/common/run_cache.rs"]
+#[path = "../../../tests/common/run_cache.rs"]
 mod run_cache;
 
 /// The cache of every 3- and 4-piece material (the generator's list of
@@ -126,7 +126,7 @@ fn solved_3_4_piece_cache() -> &'static Path {
 /// The 3- and 4-piece materials, as the generator's statistics list them.
 fn three_four_piece_names() -> Vec<String> {
     let names: Vec<String> = crate::model::reference::parse(include_str!(
-        "../../tests/reference/generator-stats-3-4-piece.txt"
+        "../../../tests/reference/generator-stats-3-4-piece.txt"
     ))
     .unwrap()
     .into_iter()

@@ -52,7 +52,7 @@ use std::{
 use rayon::prelude::*;
 
 use super::{
-    cache::CacheError,
+    cache_error::CacheError,
     spill::{SpillFrame, SpillMark},
 };
 use crate::error::{Error, Result};

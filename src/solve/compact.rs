@@ -45,7 +45,7 @@ use shakmaty::Color;
 
 use super::{
     board::{pseudo_quiet_moves, Board},
-    cache::CacheError,
+    cache_error::{output_error, CacheError},
     checkpoint::{first_pass_in_batches, Checkpoint, Reached},
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
@@ -228,8 +228,8 @@ pub(crate) fn solve(
     // which a resumed one takes up.
     let spill = match checkpoint {
         Some(c) => Spill::open(&c.spill_path(), layout.entries)
-            .map_err(|e| super::cache_error(&c.spill_path(), e))?,
-        None => Spill::new(dir, layout.entries).map_err(|e| super::cache_error(dir, e))?,
+            .map_err(|e| output_error(&c.spill_path(), e))?,
+        None => Spill::new(dir, layout.entries).map_err(|e| output_error(dir, e))?,
     };
     let solver = Solver {
         layout,
@@ -252,7 +252,7 @@ pub(crate) fn solve(
         };
         let codes = [&solver.codes[0].words[..], &solver.codes[1].words[..]];
         c.save_compact(reached, layout.entries, codes, &spill.mark())
-            .map_err(|e| super::cache_error(c.path(), e))?;
+            .map_err(|e| output_error(c.path(), e))?;
         saved = std::time::Instant::now();
         c.stop_if_asked()
     };
@@ -309,7 +309,7 @@ pub(crate) fn solve(
                 .collect();
             spill
                 .add(level, &records)
-                .map_err(|e| super::cache_error(dir, e))?;
+                .map_err(|e| output_error(dir, e))?;
         }
         let more_pending = solver.pending.highest().is_some_and(|h| h > level);
         let more_resolved = solver.resolved.highest().is_some_and(|h| h > level);
@@ -498,7 +498,7 @@ impl Solver<'_> {
         progress: &dyn super::Progress,
     ) -> Result<Reached> {
         let codes = [&self.codes[0].words[..], &self.codes[1].words[..]];
-        let spill_error = |e| super::cache_error(&c.spill_path(), e);
+        let spill_error = |e| output_error(&c.spill_path(), e);
         let why = match c.load_compact(self.layout.entries, codes) {
             Ok((reached, mark)) => {
                 if spill.restore(&mark).map_err(spill_error)? {
@@ -523,7 +523,7 @@ impl Solver<'_> {
                 return Ok(Reached::START);
             }
             Err(CacheError::Damaged(why)) => why,
-            Err(CacheError::Io(e)) => return Err(super::cache_error(c.path(), e)),
+            Err(CacheError::Io(e)) => return Err(output_error(c.path(), e)),
         };
         progress.note(&format!(
             "damaged checkpoint, solving the slice from the start: {why}"

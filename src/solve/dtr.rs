@@ -42,8 +42,8 @@ use super::{
     board::Board,
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
-    retro::{per_side, prefetch, quiet_predecessors, side, Exits, SliceValues, MAX_PREDECESSORS},
-    value::{self, Outcome, MAX_DEPTH, NONE},
+    retro::{per_side, prefetch, quiet_predecessors, side, Exits, MAX_PREDECESSORS},
+    value::{self, Outcome, SliceValues, MAX_DEPTH, NONE},
 };
 use crate::error::{Error, Result};
 

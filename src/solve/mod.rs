@@ -38,6 +38,7 @@
 
 mod board;
 mod cache;
+mod cache_error;
 mod checkpoint;
 mod compact;
 mod dtr;
@@ -66,12 +67,13 @@ use rayon::prelude::*;
 pub use self::cache::Cache;
 pub use self::positions::{Positions, Value};
 use self::{
-    cache::CacheError,
+    cache_error::{output_error as cache_error, CacheError},
     exits::MaterialExits,
     layout::Layout,
-    retro::{solve_slice, SliceValues},
+    retro::solve_slice,
     stats::Counting,
     table::{Keeps, Table},
+    value::SliceValues,
 };
 pub use crate::chess::rule::{Metric, Rule, MAX_RULE_MOVES};
 use crate::{
@@ -1270,13 +1272,6 @@ fn describe(rule: Rule, metric: Metric) -> String {
     match rule {
         Rule::Moves(n) => format!("{}, rule {n}", metric.as_str()),
         Rule::None => format!("{}, no rule", metric.as_str()),
-    }
-}
-
-fn cache_error(path: &std::path::Path, e: std::io::Error) -> Error {
-    Error::Output {
-        path: path.to_path_buf(),
-        error: e,
     }
 }
 

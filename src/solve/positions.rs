@@ -18,12 +18,12 @@ use std::{
 use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Move, Position};
 
 use super::{
-    cache::{Cache, CacheError, CachedTable},
+    cache::{Cache, CachedTable},
+    cache_error::CacheError,
     closure,
     layout::{Layout, Squares, MAX_PIECES},
-    retro::SliceValues,
     table::{class_of, class_under, Kept},
-    value::{self, Outcome},
+    value::{self, Outcome, SliceValues},
     Metric, Progress, Rule, Solver,
 };
 use crate::{

@@ -32,11 +32,11 @@ use shakmaty::Color;
 
 use super::{
     board::{Board, Zeroing},
-    cache::CacheError,
+    cache_error::{output_error, CacheError},
     checkpoint::{first_pass_in_batches, Checkpoint, Reached},
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
-    value::{self, Outcome, Waiting, MAX_DEPTH, MAX_LEVEL, NONE},
+    value::{self, Outcome, SliceValues, Waiting, MAX_DEPTH, MAX_LEVEL, NONE},
 };
 use crate::error::{Error, Result};
 
@@ -106,9 +106,6 @@ pub(crate) trait Exits: Sync {
     fn outcome(&self, board: &Board<'_>, stm: Color, z: &Zeroing) -> Outcome;
 }
 
-/// The two sides' values of a solved slice (white to move, black to move).
-pub(crate) type SliceValues = [Vec<u16>; 2];
-
 #[inline]
 pub(crate) fn side(c: Color) -> usize {
     match c {
@@ -166,7 +163,7 @@ pub(crate) fn solve_slice(
         };
         let begun = std::time::Instant::now();
         c.save(reached, &solver.values)
-            .map_err(|e| super::cache_error(c.path(), e))?;
+            .map_err(|e| output_error(c.path(), e))?;
         saved = std::time::Instant::now();
         saving = (saving.0 + 1, saving.1 + (saved - begun));
         c.stop_if_asked()
@@ -350,7 +347,7 @@ impl Solver<'_> {
                 }
                 Ok(Reached::START)
             }
-            Err(CacheError::Io(e)) => Err(super::cache_error(c.path(), e)),
+            Err(CacheError::Io(e)) => Err(output_error(c.path(), e)),
         }
     }
 

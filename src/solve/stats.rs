@@ -10,9 +10,8 @@ use shakmaty::{Color, Piece};
 
 use super::{
     layout::{Layout, Squares, MAX_PIECES},
-    retro::SliceValues,
     table::class_of,
-    value::{self, Outcome},
+    value::{self, Outcome, SliceValues},
     Rule,
 };
 use crate::{

@@ -11,10 +11,10 @@ use std::sync::{
 use rayon::prelude::*;
 
 use super::{
+    cache_error::CacheError,
     layout::{Layout, Squares},
     pages::{self, FrameSource, Page, Pages},
-    retro::SliceValues,
-    value::{self, Outcome},
+    value::{self, Outcome, SliceValues},
     Rule,
 };
 use crate::chess::wdl::Wdl;
@@ -435,11 +435,11 @@ impl Table {
                 let mut failure = p.failure.lock().expect("no panic while held");
                 if failure.is_none() {
                     *failure = Some(match e {
-                        super::cache::CacheError::Missing => {
+                        CacheError::Missing => {
                             format!("{}: missing", p.source.path().display())
                         }
-                        super::cache::CacheError::Damaged(why) => why,
-                        super::cache::CacheError::Io(e) => {
+                        CacheError::Damaged(why) => why,
+                        CacheError::Io(e) => {
                             format!("{}: {e}", p.source.path().display())
                         }
                     });

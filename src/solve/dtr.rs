@@ -40,9 +40,10 @@ use shakmaty::Color;
 
 use super::{
     board::Board,
+    exits::Exits,
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
-    retro::{per_side, prefetch, quiet_predecessors, side, Exits, MAX_PREDECESSORS},
+    retro::{each_predecessor, per_side, prefetch, side, MAX_PREDECESSORS},
     value::{self, Outcome, SliceValues, MAX_DEPTH, NONE},
 };
 use crate::error::{Error, Result};
@@ -379,23 +380,12 @@ impl Dtr<'_> {
     }
 
     /// The predecessors of the position `sq` (entry `e`) reached by a quiet
-    /// move of `!stm`, with the weight of each retraction, visited after
-    /// their cells are all prefetched ([`quiet_predecessors`]).
-    fn predecessors(&self, e: usize, sq: &Squares, stm: Color, mut visit: impl FnMut(usize, u16)) {
+    /// move of `!stm`, with the weight of each retraction
+    /// ([`each_predecessor`]).
+    fn predecessors(&self, e: usize, sq: &Squares, stm: Color, visit: impl FnMut(usize, u16)) {
         let cells = &self.state[side(!stm)];
-        let mut preds = [(0usize, 0u16); MAX_PREDECESSORS];
-        let count = quiet_predecessors(
-            self.layout,
-            e,
-            sq,
-            !stm,
-            self.weight,
-            |pe| prefetch(&cells[pe]),
-            &mut preds,
-        );
-        for &(pe, weight) in &preds[..count] {
-            visit(pe, weight);
-        }
+        let touch = |pe| prefetch(&cells[pe]);
+        each_predecessor(self.layout, e, sq, !stm, self.weight, touch, visit);
     }
 
     /// A winner's position went from `old` to `new` at `level - 1`: its

@@ -41,6 +41,7 @@ mod cache;
 mod cache_error;
 mod checkpoint;
 mod compact;
+mod drive;
 mod dtr;
 mod exits;
 mod geometry;
@@ -48,6 +49,7 @@ mod layout;
 mod levels;
 mod pages;
 mod positions;
+mod progress;
 mod reach;
 mod retro;
 mod spill;
@@ -66,10 +68,12 @@ use rayon::prelude::*;
 
 pub use self::cache::Cache;
 pub use self::positions::{Positions, Value};
+pub use self::progress::{NoProgress, Progress};
 use self::{
     cache_error::{output_error as cache_error, CacheError},
     exits::MaterialExits,
     layout::Layout,
+    progress::describe,
     retro::solve_slice,
     stats::Counting,
     table::{Keeps, Table},
@@ -209,32 +213,6 @@ fn check_solved(metric: Metric) -> Result<()> {
             metric.as_str()
         )))
     }
-}
-
-/// How far a solve has come, for a progress bar.
-pub trait Progress: Sync {
-    /// A new stage: `what` (solving or reading a material, its `index`-th
-    /// of `count`), with `entries` positions to go through.
-    fn stage(&self, what: &str, index: usize, count: usize, entries: u64);
-    /// `n` more positions done.
-    fn advance(&self, n: u64);
-    /// The retrograde levels of the stage, after its first pass: `level`
-    /// plies reached (how many there will be is not known beforehand; a
-    /// 6-piece material has hundreds).
-    fn level(&self, level: usize) {
-        let _ = level;
-    }
-    /// Something worth telling (a damaged cache file being replaced).
-    fn note(&self, text: &str);
-}
-
-/// A [`Progress`] that shows nothing.
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn stage(&self, _: &str, _: usize, _: usize, _: u64) {}
-    fn advance(&self, _: u64) {}
-    fn note(&self, _: &str) {}
 }
 
 /// Solves materials and their closures, reusing solved ones from a cache.
@@ -1265,14 +1243,6 @@ struct Run<'s> {
     /// A material (by table name) whose slices' values are kept as they
     /// are solved, for [`Solver::reached_values`].
     captured: Option<(String, Mutex<BTreeMap<usize, SliceValues>>)>,
-}
-
-/// A solve's rule and metric as a progress line names them: `dtz, rule 50`.
-fn describe(rule: Rule, metric: Metric) -> String {
-    match rule {
-        Rule::Moves(n) => format!("{}, rule {n}", metric.as_str()),
-        Rule::None => format!("{}, no rule", metric.as_str()),
-    }
 }
 
 impl<'s> Run<'s> {

@@ -743,7 +743,7 @@ fn a_solve_stopped_after_a_checkpoint_resumes_from_it() {
     let blocks = Layout::new(&material)
         .entries
         .div_ceil(super::levels::BLOCK);
-    let batch = super::checkpoint::first_pass_batch(blocks);
+    let batch = super::drive::first_pass_batch(blocks);
     let batches = blocks.div_ceil(batch);
     assert!(batches > 10, "{batches}");
     let base = std::env::temp_dir().join(format!("fiftymove-checkpoint-{}", std::process::id()));

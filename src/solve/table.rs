@@ -15,9 +15,11 @@ use super::{
     layout::{Layout, Squares},
     pages::{self, FrameSource, Page, Pages},
     value::{self, Outcome, SliceValues},
-    Rule,
 };
-use crate::chess::wdl::Wdl;
+use crate::chess::{
+    rule::{Metric, Rule},
+    wdl::Wdl,
+};
 
 /// A position's value as the table keeps it, for its side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,13 +186,13 @@ impl Keeps {
     /// # Panics
     ///
     /// For a metric the solver does not compute (see
-    /// [`super::Metric::solved`]): its entry points refuse those first.
-    pub(crate) fn of(metric: super::Metric) -> Keeps {
+    /// [`Metric::solved`]): its entry points refuse those first.
+    pub(crate) fn of(metric: Metric) -> Keeps {
         match metric {
-            super::Metric::Dtz => Keeps::Classes,
-            super::Metric::Dtm => Keeps::Mate,
-            super::Metric::Dtr => Keeps::Rule,
-            super::Metric::Dtc | super::Metric::Rule => {
+            Metric::Dtz => Keeps::Classes,
+            Metric::Dtm => Keeps::Mate,
+            Metric::Dtr => Keeps::Rule,
+            Metric::Dtc | Metric::Rule => {
                 unreachable!("the solver's entry points refuse {metric:?}")
             }
         }

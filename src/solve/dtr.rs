@@ -72,6 +72,25 @@ fn settled(t: u16, level: u16) -> bool {
     t <= level
 }
 
+/// Changes the state in `cell` to what `change` makes of it (`None`: leaves
+/// it), by compare-and-swap, `change` tried again on the state another
+/// thread left; returns the state before and after, if it changed.
+#[inline]
+fn update(
+    cell: &AtomicU64,
+    mut change: impl FnMut(State) -> Option<State>,
+) -> Option<(State, State)> {
+    let mut cur = cell.load(Relaxed);
+    loop {
+        let st = State::unpack(cur);
+        let next = change(st)?;
+        match cell.compare_exchange_weak(cur, next.pack(), Relaxed, Relaxed) {
+            Ok(_) => return Some((st, next)),
+            Err(now) => cur = now,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct State {
     t: u16,
@@ -395,10 +414,7 @@ impl Dtr<'_> {
         let mover = !stm;
         let cells = &self.state[side(mover)];
         self.predecessors(e, sq, stm, |pe, weight| {
-            let cell = &cells[pe];
-            let mut cur = cell.load(Relaxed);
-            loop {
-                let st = State::unpack(cur);
+            let changed = update(&cells[pe], |st| {
                 // A loser already at or below the level is settled: no
                 // later change can give it or its predecessors a smaller
                 // candidate (see `settled`).
@@ -408,9 +424,9 @@ impl Dtr<'_> {
                     || st.t != old
                     || settled(st.t, level)
                 {
-                    return;
+                    return None;
                 }
-                let next = if st.count as u16 > weight {
+                Some(if st.count as u16 > weight {
                     State {
                         count: st.count - weight as u8,
                         ..st
@@ -428,15 +444,11 @@ impl Dtr<'_> {
                         next.flags |= PINNED;
                     }
                     next
-                };
-                match cell.compare_exchange_weak(cur, next.pack(), Relaxed, Relaxed) {
-                    Ok(_) => {
-                        if next.level == level && next.t < st.t {
-                            self.mark(level, side(mover), pe);
-                        }
-                        return;
-                    }
-                    Err(now) => cur = now,
+                })
+            });
+            if let Some((st, next)) = changed {
+                if next.level == level && next.t < st.t {
+                    self.mark(level, side(mover), pe);
                 }
             }
         });
@@ -448,21 +460,12 @@ impl Dtr<'_> {
         let mover = !stm;
         let cells = &self.state[side(mover)];
         self.predecessors(e, sq, stm, |pe, _| {
-            let cell = &cells[pe];
-            let mut cur = cell.load(Relaxed);
-            loop {
-                let st = State::unpack(cur);
-                if !st.winner() || st.t <= v || settled(st.t, level) {
-                    return;
-                }
-                let next = st.change(v, level);
-                match cell.compare_exchange_weak(cur, next.pack(), Relaxed, Relaxed) {
-                    Ok(_) => {
-                        self.mark(level, side(mover), pe);
-                        return;
-                    }
-                    Err(now) => cur = now,
-                }
+            let taken = update(&cells[pe], |st| {
+                let takes = st.winner() && st.t > v && !settled(st.t, level);
+                takes.then(|| st.change(v, level))
+            });
+            if taken.is_some() {
+                self.mark(level, side(mover), pe);
             }
         });
     }

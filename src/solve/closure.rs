@@ -3,9 +3,9 @@
 //! ([`closure`]) or depth first from some roots, each with the slices a
 //! search of the reached positions needs ([`frozen_reach`]).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 
-use super::reach;
+use super::reach::{self, Step};
 use crate::chess::material::Material;
 
 /// The materials to solve before and including `material`, normalised, in
@@ -89,10 +89,7 @@ pub fn frozen_reach(
 /// reached is in that order (a search step is a capture or promotion, as
 /// [`Material::children`] lists them); one left out would stop the solve at
 /// its first exit into it.
-pub(crate) fn reach_order(
-    roots: Vec<Material>,
-    mut reached: reach::Reach,
-) -> Vec<(Material, Option<BTreeSet<usize>>)> {
+pub(crate) fn reach_order(roots: Vec<Material>, mut reached: reach::Reach) -> Vec<Step> {
     depth_first(roots)
         .iter()
         .filter_map(|m| reached.needed.remove(&m.table_name()))

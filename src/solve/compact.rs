@@ -55,7 +55,7 @@ use super::{
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
     progress::Progress,
-    retro::{each_predecessor, prefetch, side},
+    retract::{each_predecessor, prefetch, side},
     spill::{Record, Spill},
     value::{self, Outcome, MAX_DEPTH},
 };

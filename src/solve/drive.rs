@@ -15,7 +15,6 @@ use std::{
 };
 
 use rayon::prelude::*;
-
 use shakmaty::Color;
 
 use super::{

@@ -43,7 +43,7 @@ use super::{
     exits::Exits,
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
-    retro::{each_predecessor, per_side, prefetch, side, MAX_PREDECESSORS},
+    retract::{each_predecessor, per_side, prefetch, side, MAX_PREDECESSORS},
     value::{self, Outcome, SliceValues, MAX_DEPTH, NONE},
 };
 use crate::error::{Error, Result};

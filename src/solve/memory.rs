@@ -11,6 +11,7 @@ use super::{
     closure::closure,
     layout::Layout,
     levels, pages,
+    reach::Step,
     table::{Keeps, Table},
 };
 use crate::chess::{material::Material, rule::Metric};
@@ -400,11 +401,7 @@ impl MemoryPlan {
 /// the tables still needed then, and the step's own working set (tables are
 /// dropped once nothing left reads them); with the values of `captured`'s
 /// slices kept as well, two bytes per entry and side.
-pub(crate) fn order_bound(
-    order: &[(Material, Option<BTreeSet<usize>>)],
-    metric: Metric,
-    captured: Option<&Material>,
-) -> u64 {
+pub(crate) fn order_bound(order: &[Step], metric: Metric, captured: Option<&Material>) -> u64 {
     let keeps_of = Keeps::of(metric);
     let table_bytes = |m: &Material, only: &Option<BTreeSet<usize>>| {
         let l = Layout::new(m);

@@ -28,8 +28,9 @@
 //! - the solves of a slice: `retro` (two bytes per position), `compact`
 //!   (half a byte, with its depths spilled to a file, `spill`) and `dtr`
 //!   (depth by the rule), the first two through one loop (`drive`: first
-//!   pass, levels, `checkpoint`s); the zeroing moves through `exits` into
-//!   the tables kept (`table`), whole or page by page (`pages`).
+//!   pass, levels, `checkpoint`s), all three walking back through
+//!   `retract`; the zeroing moves through `exits` into the tables kept
+//!   (`table`), whole or page by page (`pages`).
 //! - the ground: the cache files (`cache`, and `cache_error` for why a file
 //!   is not used), the index (`layout`, `geometry`), the moves (`board`),
 //!   the two-byte values (`value`), the sets of blocks by level (`levels`),
@@ -78,6 +79,7 @@ mod plan;
 mod positions;
 mod progress;
 mod reach;
+mod retract;
 mod retro;
 mod run;
 mod solver;

@@ -15,15 +15,8 @@
 //! depend on the order in which threads do it: every change is a
 //! compare-and-swap that only a level's own rule can make.
 //!
-//! Without pawns a position stands for its whole orbit under the board's
-//! symmetries. A position that is its own mirror image (in a long diagonal,
-//! like pieces as sets: [`Layout::stabiliser`]) stands for half as many
-//! placements, and the counters are
-//! weighted so that they still reach zero exactly when every quiet move has
-//! been found lost: each move counts 2, and a retraction from a position
-//! with stabiliser `Sq` into one with stabiliser `Sp` counts `2 Sp / Sq`
-//! (the retractions from a canonical position reach a predecessor `Sq / Sp`
-//! times per move).
+//! Without pawns the counters are weighted by the positions' stabilisers
+//! (see [`super::retract`]): each move counts 2.
 
 use std::{
     ops::Range,
@@ -41,84 +34,10 @@ use super::{
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
     progress::Progress,
+    retract::{each_predecessor, per_side, prefetch, side},
     value::{self, Outcome, SliceValues, Waiting, MAX_DEPTH, MAX_LEVEL, NONE},
 };
 use crate::error::{Error, Result};
-
-/// The most quiet moves that can lead to or from a position: a queen's 27
-/// and a rook's 14 and the like, over at most five pieces of a side.
-pub(crate) const MAX_PREDECESSORS: usize = 128;
-
-/// Asks for the cache line of `cell` ahead of its use.
-#[inline]
-pub(crate) fn prefetch<T>(cell: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint that reads nothing and cannot fault.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(
-            (cell as *const T).cast::<i8>(),
-            std::arch::x86_64::_MM_HINT_T0,
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = cell;
-}
-
-/// Calls `visit(entry, weight)` for each predecessor of the position `sq`
-/// (entry `e`) by a quiet move of `mover`, with the weight of the
-/// retraction (`weight` a move, scaled by the stabilisers without pawns,
-/// see the module docs), once every predecessor's cell is prefetched by
-/// `touch(entry)`: each visit is a locked compare-and-swap that waits for
-/// its cache line, so the misses are better taken side by side beforehand.
-pub(crate) fn each_predecessor(
-    layout: &Layout,
-    e: usize,
-    sq: &Squares,
-    mover: Color,
-    weight: u16,
-    touch: impl Fn(usize),
-    mut visit: impl FnMut(usize, u16),
-) {
-    let mut preds = [(0usize, 0u16); MAX_PREDECESSORS];
-    let board = Board::new(layout, sq);
-    let pawnless = !layout.has_pawns();
-    let stab_q = if pawnless { layout.stabiliser(sq) } else { 1 };
-    let mut count = 0;
-    board.retractions(mover, |slot, from| {
-        let mut p = *sq;
-        p[slot] = from;
-        let Some(pe) = layout.entry_after_move(e, sq, &p, slot) else {
-            return;
-        };
-        touch(pe);
-        preds[count] = (
-            pe,
-            if pawnless {
-                weight * layout.stabiliser(&p) / stab_q
-            } else {
-                weight
-            },
-        );
-        count += 1;
-    });
-    for &(pe, weight) in &preds[..count] {
-        visit(pe, weight);
-    }
-}
-
-#[inline]
-pub(crate) fn side(c: Color) -> usize {
-    match c {
-        Color::White => 0,
-        Color::Black => 1,
-    }
-}
-
-/// Per side to move, `entries` cells made by `new`: the shape of every
-/// array the solvers keep per position.
-pub(super) fn per_side<T>(entries: usize, new: impl Fn() -> T) -> [Vec<T>; 2] {
-    std::array::from_fn(|_| (0..entries).map(|_| new()).collect())
-}
 
 /// Solves slice `slice` of `layout`, telling `progress` the entries done as
 /// the first pass goes, then each level reached. With a `checkpoint`, it

@@ -20,6 +20,7 @@ use super::{
     memory::{uses_compact, MemoryPlan},
     pages,
     progress::{describe, Progress},
+    reach::Step,
     retro::solve_slice,
     solver::Solver,
     stats::Counting,
@@ -180,7 +181,7 @@ impl<'s> Run<'s> {
     /// The first error of a material's step.
     pub(crate) fn make(
         &mut self,
-        order: &[(Material, Option<BTreeSet<usize>>)],
+        order: &[Step],
         target: &Material,
         countings: &[Counting],
         progress: &dyn Progress,
@@ -204,7 +205,7 @@ impl<'s> Run<'s> {
 
     /// Drops the tables that none of `still` (the materials left to solve)
     /// reads: memory holds only what exits still need.
-    fn release(&mut self, still: &[(Material, Option<BTreeSet<usize>>)]) {
+    fn release(&mut self, still: &[Step]) {
         let needed: HashSet<String> = still
             .iter()
             .flat_map(|(m, _)| m.children())

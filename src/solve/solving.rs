@@ -12,7 +12,7 @@ use super::{
     memory::{self, MemoryPlan},
     plan::{check_solved, finish_documents, start_slices, SolvePlan, MAX_SOLVE_PIECES},
     progress::Progress,
-    reach,
+    reach::{self, Step},
     run::Run,
     solver::Solver,
     stats::Counting,
@@ -97,7 +97,7 @@ impl Solver {
     fn slices_stats(
         &self,
         plans: &[SolvePlan],
-        order: Vec<(Material, Option<BTreeSet<usize>>)>,
+        order: Vec<Step>,
         progress: &dyn Progress,
     ) -> Result<Vec<ScanStats>> {
         let first = &plans[0];
@@ -154,7 +154,7 @@ impl Solver {
         &self,
         material: &Material,
         (rule, metric): (Rule, Metric),
-        order: &[(Material, Option<BTreeSet<usize>>)],
+        order: &[Step],
         countings: &[Counting],
         capture: bool,
         progress: &dyn Progress,
@@ -319,6 +319,6 @@ impl Solver {
 }
 
 /// The closure of `material` in solving order, each member solved whole.
-fn whole(material: &Material) -> Vec<(Material, Option<BTreeSet<usize>>)> {
+fn whole(material: &Material) -> Vec<Step> {
     closure(material).into_iter().map(|m| (m, None)).collect()
 }

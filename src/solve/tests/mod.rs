@@ -25,21 +25,28 @@ use super::{
 };
 use crate::{chess::material::Material, chess::wdl::Wdl, memory::MemoryLimit};
 
-/// The runs compared: four rules of DTZ, then DTM and DTR.
-const RUNS: [(Rule, Metric); 6] = [
-    (Rule::Moves(50), Metric::Dtz),
-    (Rule::Moves(75), Metric::Dtz),
-    (Rule::Moves(100), Metric::Dtz),
-    (Rule::None, Metric::Dtz),
-    (Rule::None, Metric::Dtm),
-    (Rule::None, Metric::Dtr),
-];
+/// The rules (in moves) of the shared solves: 10, 25 and 26 cut some 3-
+/// and 4-piece wins short (a win whose DTR exceeds `2N` plies is a cursed
+/// win under the `N`-move rule; KQ v KP's longest needs 52), 50, 75 and 100
+/// cut none.
+const RULES: [u16; 6] = [10, 25, 26, 50, 75, 100];
+
+/// The runs of DTZ under each of `rules`, in their order, then DTZ, DTM and
+/// DTR without a rule.
+fn runs(rules: &[u16]) -> Vec<(Rule, Metric)> {
+    let no_rule = [Metric::Dtz, Metric::Dtm, Metric::Dtr].map(|m| (Rule::None, m));
+    rules
+        .iter()
+        .map(|&n| (Rule::Moves(n), Metric::Dtz))
+        .chain(no_rule)
+        .collect()
+}
 
 #[path = "../../../tests/common/run_cache.rs"]
 mod run_cache;
 
 /// The cache of every 3- and 4-piece material (the generator's list of
-/// them) solved under each of `RUNS`, filled once per run of the test
+/// them) solved under each of `runs(&RULES)`, filled once per run of the test
 /// binary by whichever test asks first (the others wait): the tests below
 /// read the same solves rather than each solving its materials again. It is
 /// the solver cache of the whole `cargo test` run
@@ -52,7 +59,7 @@ fn solved_3_4_piece_cache() -> &'static Path {
         let names = three_four_piece_names();
         let solver = Solver::new(Some(Cache::new(dir)), MemoryLimit::Available);
         for name in &names {
-            for (rule, metric) in RUNS {
+            for (rule, metric) in runs(&RULES) {
                 solver
                     .prepare(&name.parse().unwrap(), rule, metric, &NoProgress)
                     .unwrap();
@@ -83,18 +90,11 @@ fn shared_solver() -> Solver {
     )
 }
 
-/// The runs the paged solves are compared in: the 50- and 75-move rules and
-/// none, DTM and DTR, and a 10-move rule, under which 3- and 4-piece
+/// The rules of the runs the paged solves are compared in ([`runs`]): the
+/// 50- and 75-move rules, and a 10-move rule, under which 3- and 4-piece
 /// tables have cursed wins and blessed losses (they have none under the
 /// others), so that the classes pages hold are the rule's.
-const PAGED_RUNS: [(Rule, Metric); 6] = [
-    (Rule::Moves(10), Metric::Dtz),
-    (Rule::Moves(50), Metric::Dtz),
-    (Rule::Moves(75), Metric::Dtz),
-    (Rule::None, Metric::Dtz),
-    (Rule::None, Metric::Dtm),
-    (Rule::None, Metric::Dtr),
-];
+const PAGED_RULES: [u16; 3] = [10, 50, 75];
 
 /// The whole plan of `material` under `rule` and `metric`.
 fn whole_plan(material: Material, rule: Rule, metric: Metric) -> SolvePlan {

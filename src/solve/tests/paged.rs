@@ -17,9 +17,9 @@ fn paged_solves_equal_whole_solves() {
         let material: Material = name.parse().unwrap();
         // The whole solves first: they put the closure's solves under the
         // 10-move rule into the shared cache, which the paged one reads.
-        let expected: Vec<_> = PAGED_RUNS
-            .iter()
-            .map(|&(rule, metric)| {
+        let expected: Vec<_> = runs(&PAGED_RULES)
+            .into_iter()
+            .map(|(rule, metric)| {
                 whole
                     .stats(&whole_plan(material, rule, metric), &NoProgress)
                     .unwrap()
@@ -32,7 +32,7 @@ fn paged_solves_equal_whole_solves() {
             MemoryLimit::Available,
             paged(),
         );
-        for ((rule, metric), expected) in PAGED_RUNS.into_iter().zip(expected) {
+        for ((rule, metric), expected) in runs(&PAGED_RULES).into_iter().zip(expected) {
             let got = paged
                 .stats(&whole_plan(material, rule, metric), &NoProgress)
                 .unwrap();
@@ -104,7 +104,7 @@ fn a_damaged_page_fails_the_paged_solve() {
     }
     // At least one file per run of the shared solves; tests that solve
     // under other rules may have added more by now, garbled alike.
-    assert!(garbled >= RUNS.len(), "{garbled} files of KQvK");
+    assert!(garbled >= runs(&RULES).len(), "{garbled} files of KQvK");
     let got = Solver::for_tests(Some(cache), MemoryLimit::Available, paged())
         .stats(&whole_plan(material, Rule::FIFTY, Metric::Dtz), &NoProgress);
     let err = got

@@ -31,13 +31,8 @@ const LOCKED_RUNS: [(Rule, Metric); 2] = [(Rule::FIFTY, Metric::Dtz), (Rule::Non
 /// The plan of `material`'s positions in the locked slice.
 fn locked_plan(material: Material, rule: Rule, metric: Metric) -> SolvePlan {
     SolvePlan {
-        material,
-        rule,
-        metric,
-        shard: None,
-        raw: false,
         filter: Some(std::sync::Arc::new(locked_a4_a5)),
-        pawns: None,
+        ..whole_plan(material, rule, metric)
     }
 }
 
@@ -108,7 +103,7 @@ fn reached_slices_give_the_whole_exits_statistics() {
 /// mirror does not, as the counting asks of filters); a pawn on its sixth
 /// in KPPvK, whose other pawn walks into slices of its own; and in KNvKP a
 /// black pawn on its fifth rank or behind with a white knight in front, a
-/// condition on a knight as well. Under the runs of [`PAGED_RUNS`]. The
+/// condition on a knight as well. Under the runs of [`PAGED_RULES`]. The
 /// closure comes from the shared solves (a read outside the slices reached
 /// fails), the material's own slices are solved.
 #[test]
@@ -184,7 +179,7 @@ fn slices_of_a_claim_give_the_whole_solves_statistics() {
         assert!(starts.len() < layout.slices.len(), "{name}");
         let dir =
             std::env::temp_dir().join(format!("fiftymove-slices-{name}-{}", std::process::id()));
-        for (rule, metric) in PAGED_RUNS {
+        for (rule, metric) in runs(&PAGED_RULES) {
             let expected = whole
                 .stats(&plan(rule, metric, false), &NoProgress)
                 .unwrap();

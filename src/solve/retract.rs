@@ -44,6 +44,7 @@ pub(crate) fn prefetch<T>(cell: &T) {
 /// see the module docs), once every predecessor's cell is prefetched by
 /// `touch(entry)`: each visit is a locked compare-and-swap that waits for
 /// its cache line, so the misses are better taken side by side beforehand.
+#[inline]
 pub(crate) fn each_predecessor(
     layout: &Layout,
     e: usize,
@@ -53,7 +54,26 @@ pub(crate) fn each_predecessor(
     touch: impl Fn(usize),
     mut visit: impl FnMut(usize, u16),
 ) {
+    // The predecessors are found out of line and visited in the caller:
+    // with the visits inside the same function, `solve --metric dtr
+    // KNNvKP` took 8% more CPU (294 s against 273 s), its compare-and-swap
+    // loops no longer inlined into DTR's walk over a block.
     let mut preds = [(0usize, 0u16); MAX_PREDECESSORS];
+    let count = predecessors(layout, e, (sq, mover, weight), touch, &mut preds);
+    for &(pe, weight) in &preds[..count] {
+        visit(pe, weight);
+    }
+}
+
+/// The predecessors of [`each_predecessor`], written to `preds`; returns
+/// how many there are.
+fn predecessors(
+    layout: &Layout,
+    e: usize,
+    (sq, mover, weight): (&Squares, Color, u16),
+    touch: impl Fn(usize),
+    preds: &mut [(usize, u16); MAX_PREDECESSORS],
+) -> usize {
     let board = Board::new(layout, sq);
     let pawnless = !layout.has_pawns();
     let stab_q = if pawnless { layout.stabiliser(sq) } else { 1 };
@@ -75,9 +95,7 @@ pub(crate) fn each_predecessor(
         );
         count += 1;
     });
-    for &(pe, weight) in &preds[..count] {
-        visit(pe, weight);
-    }
+    count
 }
 
 /// The index of the side to move `c` in the arrays kept per side.

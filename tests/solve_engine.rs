@@ -185,6 +185,42 @@ fn no_rule_wins_are_the_wins_and_cursed_wins_of_rule_50() {
     }
 }
 
+/// The README's DTR example: the queen's longest win in KQ v KP needs a
+/// 26-move rule, so `solve --rule 26 KQvKP` keeps every win and `--rule
+/// 25` loses some. "Every" is the generator's count, an independent one:
+/// its wins and cursed wins are the wins without a rule (its losses and
+/// cursed losses the losses). A win the rule loses is not drawn but cursed:
+/// it stays decisive without the rule, and so does a loss. (A loss can
+/// need a ply more than the win it answers, the loser's move: one KQvKP
+/// position with Black to move is lost only without a 26-move rule.)
+#[test]
+fn kqkp_keeps_every_win_under_rule_26_and_loses_some_under_25() {
+    let all = genstats::parse(&reference("generator-stats-3-4-piece.txt")).unwrap();
+    let kqkp = all.iter().find(|g| g.material == "KQvKP").unwrap();
+    // Per side to move: wins and losses without a rule, by the generator.
+    let decisive =
+        [&kqkp.white, &kqkp.black].map(|g| (g.wins + g.cursed_wins, g.losses + g.cursed_losses));
+    let under = |rule: &str| -> ScanStats {
+        let doc = solve(
+            common::run_cache::run_solve_cache(),
+            &["--rule", rule, "KQvKP"],
+        );
+        serde_json::from_value(doc.into_iter().next().unwrap()).unwrap()
+    };
+    let mut lost = [0u64; 2];
+    for (rule, n) in [("26", 0), ("25", 1)] {
+        let stats = under(rule);
+        for (side, (wins, losses)) in [&stats.white, &stats.black].into_iter().zip(decisive) {
+            let w = side.wdl;
+            assert_eq!(w.win + w.cursed_win, wins, "rule {rule}");
+            assert_eq!(w.loss + w.blessed_loss, losses, "rule {rule}");
+            lost[n] += wins - w.win;
+        }
+    }
+    assert_eq!(lost[0], 0, "rule 26 loses a KQvKP win");
+    assert!(lost[1] > 0, "rule 25 loses no KQvKP win");
+}
+
 /// The four 5-piece tables of the issue against the sweep scan; about
 /// 40 minutes on 2 cores (`cargo test --release --test solve_engine --
 /// --ignored`).

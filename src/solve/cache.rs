@@ -38,13 +38,16 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{
+    cache_error::CacheError,
     checkpoint::{self, Checkpoint},
     layout::Layout,
     pages::{FrameSource, Page},
-    retro::SliceValues,
-    Metric, Rule,
+    value::SliceValues,
 };
-use crate::build_id::{self, CachedFile, NameParts, BUILD_ID};
+use crate::{
+    build_id::{self, CachedFile, NameParts, BUILD_ID},
+    chess::rule::{Metric, Rule},
+};
 
 const MAGIC: &[u8; 8] = b"FMSOLVE1";
 const FOOTER: usize = 8 + 8 + 8;
@@ -115,23 +118,6 @@ impl Header {
                 })?;
         }
         Ok(out)
-    }
-}
-
-/// Why a cache file was not used.
-#[derive(Debug)]
-pub(crate) enum CacheError {
-    /// There is no file.
-    Missing,
-    /// The file is there but fails a check.
-    Damaged(String),
-    /// Reading or writing failed.
-    Io(io::Error),
-}
-
-impl From<io::Error> for CacheError {
-    fn from(e: io::Error) -> CacheError {
-        CacheError::Io(e)
     }
 }
 

@@ -52,7 +52,7 @@ use std::{
 use rayon::prelude::*;
 
 use super::{
-    cache::CacheError,
+    cache_error::CacheError,
     spill::{SpillFrame, SpillMark},
 };
 use crate::error::{Error, Result};
@@ -74,50 +74,6 @@ pub(crate) const SUFFIX: &str = ".checkpoint";
 /// The suffix of the spill file beside a checkpoint of a solve in half a
 /// byte per position: `.<file>.<slice>.spill`.
 pub(crate) const SPILL_SUFFIX: &str = ".spill";
-
-/// Batches of blocks of the first pass, with a chance of a checkpoint after
-/// each: at most this many.
-const FIRST_PASS_BATCHES: usize = 64;
-
-/// The blocks of a batch of the first pass of a slice of `blocks` blocks:
-/// at most [`FIRST_PASS_BATCHES`] batches, and at least four blocks a
-/// thread, so that a small slice (a pawn slice solved alone, in a paged
-/// run) still keeps every thread busy.
-pub(crate) fn first_pass_batch(blocks: usize) -> usize {
-    blocks
-        .div_ceil(FIRST_PASS_BATCHES)
-        .max(4 * rayon::current_num_threads())
-}
-
-/// The first pass of a slice of `blocks` blocks from block `from` on:
-/// `pass(block)` for each, in batches of [`first_pass_batch`] blocks with
-/// `save(reached)` after each (one batch where there are no checkpoints).
-///
-/// # Errors
-///
-/// The first error of `pass` or `save`.
-pub(crate) fn first_pass_in_batches(
-    blocks: usize,
-    from: usize,
-    checkpointed: bool,
-    pass: impl Fn(usize) -> Result<()> + Sync + Send,
-    mut save: impl FnMut(Reached) -> Result<()>,
-) -> Result<()> {
-    let batch = if checkpointed {
-        first_pass_batch(blocks)
-    } else {
-        blocks.max(1)
-    };
-    for start in (from..blocks).step_by(batch) {
-        let end = (start + batch).min(blocks);
-        (start..end).into_par_iter().try_for_each(&pass)?;
-        save(Reached {
-            first_pass: end,
-            next_level: 0,
-        })?;
-    }
-    Ok(())
-}
 
 /// How far a slice's solve has gone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -38,22 +38,31 @@
 //! `l - 3`, which read as those of `l`, are opened again before level `l`
 //! is retracted.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::{
+    ops::Range,
+    sync::atomic::{AtomicU64, Ordering::Relaxed},
+};
 
 use rayon::prelude::*;
 use shakmaty::Color;
 
 use super::{
     board::{pseudo_quiet_moves, Board},
-    cache::CacheError,
-    checkpoint::{first_pass_in_batches, Checkpoint, Reached},
+    cache_error::output_error,
+    checkpoint::{Checkpoint, Reached},
+    drive::{drive, first_look, FirstLook, Loaded, Retrograde},
+    exits::Exits,
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
-    retro::{prefetch, quiet_predecessors, side, Exits, MAX_PREDECESSORS},
+    progress::Progress,
+    retract::{each_predecessor, prefetch, side},
     spill::{Record, Spill},
     value::{self, Outcome, MAX_DEPTH},
 };
-use crate::error::{Error, Result};
+use crate::{
+    chess::rule::Rule,
+    error::{Error, Result},
+};
 
 const NONE: u8 = 0;
 const OPEN: u8 = 1;
@@ -200,7 +209,7 @@ pub(crate) struct Compact {
 
 /// The level just past the rule's limit, where zeroing moves into cursed
 /// wins and blessed losses count (one without a rule, like a plain win).
-fn past_level(rule: super::Rule) -> usize {
+fn past_level(rule: Rule) -> usize {
     rule.limit().map_or(1, |l| usize::from(l) + 1)
 }
 
@@ -216,10 +225,10 @@ fn past_level(rule: super::Rule) -> usize {
 /// if the spill file or a checkpoint cannot be written or read.
 pub(crate) fn solve(
     layout: &Layout,
-    rule: super::Rule,
+    rule: Rule,
     exits: &dyn Exits,
     dir: &std::path::Path,
-    progress: &dyn super::Progress,
+    progress: &dyn Progress,
     checkpoint: Option<&Checkpoint>,
 ) -> Result<Compact> {
     debug_assert!(!layout.has_pawns());
@@ -228,115 +237,28 @@ pub(crate) fn solve(
     // which a resumed one takes up.
     let spill = match checkpoint {
         Some(c) => Spill::open(&c.spill_path(), layout.entries)
-            .map_err(|e| super::cache_error(&c.spill_path(), e))?,
-        None => Spill::new(dir, layout.entries).map_err(|e| super::cache_error(dir, e))?,
+            .map_err(|e| output_error(&c.spill_path(), e))?,
+        None => Spill::new(dir, layout.entries).map_err(|e| output_error(dir, e))?,
     };
     let solver = Solver {
         layout,
         exits,
+        spill,
+        dir,
         codes: [Nibbles::new(layout.entries), Nibbles::new(layout.entries)],
         resolved: Levels::new(blocks, usize::from(MAX_DEPTH) + 2),
         pending: Levels::new(blocks, usize::from(MAX_DEPTH) + 2),
         failed: Levels::new(blocks, usize::from(MAX_DEPTH) + 2),
         past: past_level(rule),
     };
-    let started = std::time::Instant::now();
-    let reached = match checkpoint {
-        Some(c) => solver.take_up(c, &spill, progress)?,
-        None => Reached::START,
-    };
-    let mut saved = std::time::Instant::now();
-    let mut save = |reached: Reached| -> Result<()> {
-        let Some(c) = checkpoint.filter(|c| c.due(saved)) else {
-            return Ok(());
-        };
-        let codes = [&solver.codes[0].words[..], &solver.codes[1].words[..]];
-        c.save_compact(reached, layout.entries, codes, &spill.mark())
-            .map_err(|e| super::cache_error(c.path(), e))?;
-        saved = std::time::Instant::now();
-        c.stop_if_asked()
-    };
-    first_pass_in_batches(
-        blocks,
-        reached.first_pass,
-        checkpoint.is_some(),
-        |b| {
-            solver.first_pass(b)?;
-            progress.advance(BLOCK.min(layout.entries - b * BLOCK) as u64);
-            Ok(())
-        },
-        &mut save,
-    )?;
-    let first_pass = started.elapsed();
-    let mut level = reached.next_level;
-    loop {
-        solver
-            .pending
-            .blocks(level)
-            .par_iter()
-            .for_each(|&b| solver.resolve_pending(b, level));
-        if level >= 2 {
-            // The codes of level `level - 2` become those of `level + 1`,
-            // which this level writes.
-            solver
-                .resolved
-                .blocks(level - 2)
-                .par_iter()
-                .for_each(|&b| solver.age(b, level - 2));
-        }
-        if level >= 3 {
-            // The marks of level `level - 3` read as this level's.
-            solver
-                .failed
-                .blocks(level - 3)
-                .par_iter()
-                .for_each(|&b| solver.reopen(b, level - 3));
-        }
-        let frontier = solver.resolved.blocks(level);
-        if level + 1 >= usize::from(MAX_DEPTH) && !frontier.is_empty() {
-            return Err(Error::TooDeep {
-                material: layout.material.to_string(),
-                metric: None,
-                detail: format!("a depth beyond {MAX_DEPTH} plies"),
-            });
-        }
-        // A batch of the frontier at a time: its records go to the spill in
-        // entry order, and a level's records are never all in memory.
-        for batch in frontier.chunks(Spill::CHUNK_BLOCKS) {
-            let records: Vec<(usize, Vec<u16>)> = batch
-                .par_iter()
-                .map(|&b| (b, solver.retract_block(b, level)))
-                .collect();
-            spill
-                .add(level, &records)
-                .map_err(|e| super::cache_error(dir, e))?;
-        }
-        let more_pending = solver.pending.highest().is_some_and(|h| h > level);
-        let more_resolved = solver.resolved.highest().is_some_and(|h| h > level);
-        if !more_pending && !more_resolved {
-            break;
-        }
-        level += 1;
-        progress.level(level);
-        save(Reached {
-            first_pass: blocks,
-            next_level: level,
-        })?;
-    }
-    if std::env::var_os("FIFTYMOVE_SOLVE_DEBUG").is_some() {
-        eprintln!(
-            "solve {} in half a byte: first pass {:.2?}, {} levels {:.2?}, spill {} bytes, peak {} bytes",
-            layout.material,
-            first_pass,
-            level + 1,
-            started.elapsed() - first_pass,
-            spill.bytes(),
-            crate::memory::peak_resident().unwrap_or(0)
-        );
-    }
+    let driven = drive(&solver, layout, progress, checkpoint)?;
+    driven.debug(
+        format_args!("{} in half a byte", layout.material),
+        format_args!("spill {} bytes", solver.spill.bytes()),
+    );
     Ok(Compact {
         codes: solver.codes,
-        spill,
+        spill: solver.spill,
         entries: layout.entries,
     })
 }
@@ -429,6 +351,10 @@ impl Compact {
 struct Solver<'a> {
     layout: &'a Layout,
     exits: &'a dyn Exits,
+    /// The depths spilled level by level, and where the spill file is
+    /// made (for messages).
+    spill: Spill,
+    dir: &'a std::path::Path,
     codes: [Nibbles; 2],
     /// Blocks with positions resolved at each level.
     resolved: Levels,
@@ -439,100 +365,96 @@ struct Solver<'a> {
     past: usize,
 }
 
-impl Solver<'_> {
+impl Retrograde for Solver<'_> {
     /// The first pass over one block: each position's state from its
     /// zeroing moves and whether it has quiet ones.
     fn first_pass(&self, block: usize) -> Result<()> {
-        let layout = self.layout;
-        let start = block * BLOCK;
-        let end = (start + BLOCK).min(layout.entries);
-        let mut sq: Squares = [0; MAX_PIECES];
-        for e in start..end {
-            layout.decode(0, e, &mut sq);
-            if !layout.is_position(&sq) {
-                continue;
-            }
-            let board = Board::new(layout, &sq);
-            for stm in Color::ALL {
-                if !board.legal_with(stm) {
-                    continue;
-                }
-                let mut quiet = false;
-                let mut best: Option<Outcome> = None;
-                let in_check = board.moves(
-                    stm,
-                    |_, _| quiet = true,
-                    |z| {
-                        let o = self.exits.outcome(&board, stm, &z);
-                        best = Some(best.map_or(o, |b| b.best(o)));
-                    },
-                );
-                let code = match best {
-                    Some(Outcome::Win(l)) => self.at(usize::from(l), true, block)?,
-                    Some(Outcome::Draw) => SAFE,
-                    Some(Outcome::Loss(l)) if !quiet => self.at(usize::from(l), false, block)?,
-                    None if !quiet => {
-                        if in_check {
-                            self.resolved.insert(0, block);
-                            loss_at(0)
-                        } else {
-                            SAFE
-                        }
+        first_look(self.layout, 0, block, self.exits, |e, stm, look| {
+            let FirstLook {
+                quiet,
+                best,
+                in_check,
+            } = look;
+            let quiet = quiet > 0;
+            let code = match best {
+                Some(Outcome::Win(l)) => self.at(usize::from(l), true, block)?,
+                Some(Outcome::Draw) => SAFE,
+                Some(Outcome::Loss(l)) if !quiet => self.at(usize::from(l), false, block)?,
+                None if !quiet => {
+                    if in_check {
+                        self.resolved.insert(0, block);
+                        loss_at(0)
+                    } else {
+                        SAFE
                     }
-                    Some(Outcome::Loss(_)) | None => OPEN,
-                };
-                self.codes[side(stm)].update(e, |_| true, code);
-            }
+                }
+                Some(Outcome::Loss(_)) | None => OPEN,
+            };
+            self.codes[side(stm)].update(e, |_| true, code);
+            Ok(())
+        })
+    }
+
+    fn open_level(&self, level: usize) -> Vec<usize> {
+        let each = |levels: &Levels, at: usize, work: &(dyn Fn(usize) + Sync)| {
+            levels.blocks(at).par_iter().for_each(|&b| work(b));
+        };
+        each(&self.pending, level, &|b| self.resolve_pending(b, level));
+        if level >= 2 {
+            // The codes of level `level - 2` become those of `level + 1`,
+            // which this level writes.
+            each(&self.resolved, level - 2, &|b| self.age(b, level - 2));
+        }
+        if level >= 3 {
+            // The marks of level `level - 3` read as this level's.
+            each(&self.failed, level - 3, &|b| self.reopen(b, level - 3));
+        }
+        self.resolved.blocks(level)
+    }
+
+    fn retract(&self, level: usize, frontier: &[usize]) -> Result<()> {
+        // A batch of the frontier at a time: its records go to the spill in
+        // entry order, and a level's records are never all in memory.
+        for batch in frontier.chunks(Spill::CHUNK_BLOCKS) {
+            let records: Vec<(usize, Vec<u16>)> = batch
+                .par_iter()
+                .map(|&b| (b, self.retract_block(b, level)))
+                .collect();
+            self.spill
+                .add(level, &records)
+                .map_err(|e| output_error(self.dir, e))?;
         }
         Ok(())
     }
 
-    /// Takes up the checkpoint a killed solve left, if any: its codes, its
-    /// spill cut back to what they hold, and the sets of blocks with work
-    /// that follow from them. Returns how far it had gone (nowhere without
-    /// one, or with a damaged one, which is noted and dropped).
-    fn take_up(
-        &self,
-        c: &Checkpoint,
-        spill: &Spill,
-        progress: &dyn super::Progress,
-    ) -> Result<Reached> {
+    fn queues(&self) -> [&Levels; 2] {
+        [&self.resolved, &self.pending]
+    }
+
+    fn save(&self, checkpoint: &Checkpoint, reached: Reached) -> std::io::Result<()> {
         let codes = [&self.codes[0].words[..], &self.codes[1].words[..]];
-        let spill_error = |e| super::cache_error(&c.spill_path(), e);
-        let why = match c.load_compact(self.layout.entries, codes) {
+        checkpoint.save_compact(reached, self.layout.entries, codes, &self.spill.mark())
+    }
+
+    /// The codes, and the spill cut back to what they hold.
+    fn load(&self, checkpoint: &Checkpoint) -> Result<Loaded> {
+        let codes = [&self.codes[0].words[..], &self.codes[1].words[..]];
+        let spill = checkpoint.spill_path();
+        match checkpoint.load_compact(self.layout.entries, codes) {
             Ok((reached, mark)) => {
-                if spill.restore(&mark).map_err(spill_error)? {
-                    self.rebuild_levels(0..reached.first_pass, reached.next_level);
-                    let blocks = self.layout.entries.div_ceil(BLOCK);
-                    progress.note(&format!(
-                        "resuming {} from its checkpoint: {}",
-                        c.label(),
-                        reached.describe(blocks)
-                    ));
-                    let done = self.layout.entries.min(reached.first_pass * BLOCK);
-                    progress.advance(done as u64);
-                    return Ok(reached);
+                if self
+                    .spill
+                    .restore(&mark)
+                    .map_err(|e| output_error(&spill, e))?
+                {
+                    Ok(Loaded::At(reached))
+                } else {
+                    let why = format!("{}: shorter than its checkpoint says", spill.display());
+                    Ok(Loaded::Damaged(why))
                 }
-                format!(
-                    "{}: shorter than its checkpoint says",
-                    c.spill_path().display()
-                )
             }
-            Err(CacheError::Missing) => {
-                spill.reset().map_err(spill_error)?;
-                return Ok(Reached::START);
-            }
-            Err(CacheError::Damaged(why)) => why,
-            Err(CacheError::Io(e)) => return Err(super::cache_error(c.path(), e)),
-        };
-        progress.note(&format!(
-            "damaged checkpoint, solving the slice from the start: {why}"
-        ));
-        for codes in &self.codes {
-            codes.words.par_iter().for_each(|w| w.store(0, Relaxed));
+            Err(e) => Loaded::from_error(e, checkpoint.path()),
         }
-        spill.reset().map_err(spill_error)?;
-        Ok(Reached::START)
     }
 
     /// Makes the sets of blocks with work from the codes of `blocks`, the
@@ -540,7 +462,7 @@ impl Solver<'_> {
     /// stands for are `next - 2` to `next` (0 and 1 before level 1, which
     /// the first pass writes), and what waits, waits for the level past the
     /// rule.
-    fn rebuild_levels(&self, blocks: std::ops::Range<usize>, next: usize) {
+    fn rebuild_levels(&self, blocks: Range<usize>, next: usize) {
         let top = next.max(1);
         let level_of =
             |rotation: u8| (top.saturating_sub(2)..=top).find(|l| l % 3 == usize::from(rotation));
@@ -572,6 +494,20 @@ impl Solver<'_> {
         });
     }
 
+    /// The spill too, which a run without a checkpoint may have left.
+    fn forget(&self, checkpoint: &Checkpoint, damaged: bool) -> Result<()> {
+        if damaged {
+            for codes in &self.codes {
+                codes.words.par_iter().for_each(|w| w.store(0, Relaxed));
+            }
+        }
+        self.spill
+            .reset()
+            .map_err(|e| output_error(&checkpoint.spill_path(), e))
+    }
+}
+
+impl Solver<'_> {
     /// The code of a position won (`won`) or lost at `level` by its zeroing
     /// moves alone: resolved at level 1, pending past the rule.
     fn at(&self, level: usize, won: bool, block: usize) -> Result<u8> {
@@ -666,29 +602,27 @@ impl Solver<'_> {
     fn retract(&self, e: usize, sq: &Squares, stm: Color, lost: bool, level: usize) {
         let mover = !stm;
         let codes = &self.codes[side(mover)];
-        let mut preds = [(0usize, 0u16); MAX_PREDECESSORS];
-        let count = quiet_predecessors(
+        let won = win_at(level + 1);
+        each_predecessor(
             self.layout,
             e,
             sq,
             mover,
             1,
             |pe| prefetch(codes.cell(pe)),
-            &mut preds,
+            |pe, _| {
+                if lost {
+                    if codes.update(pe, |c| is_open(c) || matches!(c, SAFE | WIN_PAST), won) {
+                        self.resolved.insert(level + 1, pe / BLOCK);
+                    }
+                } else {
+                    let c = codes.get(pe);
+                    if is_open(c) && c != failed_at(level) {
+                        self.verify_loss(pe, mover, level);
+                    }
+                }
+            },
         );
-        let won = win_at(level + 1);
-        for &(pe, _) in &preds[..count] {
-            if lost {
-                if codes.update(pe, |c| is_open(c) || matches!(c, SAFE | WIN_PAST), won) {
-                    self.resolved.insert(level + 1, pe / BLOCK);
-                }
-            } else {
-                let c = codes.get(pe);
-                if is_open(c) && c != failed_at(level) {
-                    self.verify_loss(pe, mover, level);
-                }
-            }
-        }
     }
 
     /// Whether every quiet move of entry `pe` (`mover` to move) leads to a

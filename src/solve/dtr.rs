@@ -40,10 +40,11 @@ use shakmaty::Color;
 
 use super::{
     board::Board,
+    exits::Exits,
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
-    retro::{per_side, prefetch, quiet_predecessors, side, Exits, SliceValues, MAX_PREDECESSORS},
-    value::{self, Outcome, MAX_DEPTH, NONE},
+    retract::{each_predecessor, per_side, prefetch, side, MAX_PREDECESSORS},
+    value::{self, Outcome, SliceValues, MAX_DEPTH, NONE},
 };
 use crate::error::{Error, Result};
 
@@ -69,6 +70,25 @@ const CHANGED_BEFORE: u64 = 8 << 56;
 #[inline]
 fn settled(t: u16, level: u16) -> bool {
     t <= level
+}
+
+/// Changes the state in `cell` to what `change` makes of it (`None`: leaves
+/// it), by compare-and-swap, `change` tried again on the state another
+/// thread left; returns the state before and after, if it changed.
+#[inline]
+fn update(
+    cell: &AtomicU64,
+    mut change: impl FnMut(State) -> Option<State>,
+) -> Option<(State, State)> {
+    let mut cur = cell.load(Relaxed);
+    loop {
+        let st = State::unpack(cur);
+        let next = change(st)?;
+        match cell.compare_exchange_weak(cur, next.pack(), Relaxed, Relaxed) {
+            Ok(_) => return Some((st, next)),
+            Err(now) => cur = now,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -379,23 +399,12 @@ impl Dtr<'_> {
     }
 
     /// The predecessors of the position `sq` (entry `e`) reached by a quiet
-    /// move of `!stm`, with the weight of each retraction, visited after
-    /// their cells are all prefetched ([`quiet_predecessors`]).
-    fn predecessors(&self, e: usize, sq: &Squares, stm: Color, mut visit: impl FnMut(usize, u16)) {
+    /// move of `!stm`, with the weight of each retraction
+    /// ([`each_predecessor`]).
+    fn predecessors(&self, e: usize, sq: &Squares, stm: Color, visit: impl FnMut(usize, u16)) {
         let cells = &self.state[side(!stm)];
-        let mut preds = [(0usize, 0u16); MAX_PREDECESSORS];
-        let count = quiet_predecessors(
-            self.layout,
-            e,
-            sq,
-            !stm,
-            self.weight,
-            |pe| prefetch(&cells[pe]),
-            &mut preds,
-        );
-        for &(pe, weight) in &preds[..count] {
-            visit(pe, weight);
-        }
+        let touch = |pe| prefetch(&cells[pe]);
+        each_predecessor(self.layout, e, sq, !stm, self.weight, touch, visit);
     }
 
     /// A winner's position went from `old` to `new` at `level - 1`: its
@@ -405,10 +414,7 @@ impl Dtr<'_> {
         let mover = !stm;
         let cells = &self.state[side(mover)];
         self.predecessors(e, sq, stm, |pe, weight| {
-            let cell = &cells[pe];
-            let mut cur = cell.load(Relaxed);
-            loop {
-                let st = State::unpack(cur);
+            let changed = update(&cells[pe], |st| {
                 // A loser already at or below the level is settled: no
                 // later change can give it or its predecessors a smaller
                 // candidate (see `settled`).
@@ -418,9 +424,9 @@ impl Dtr<'_> {
                     || st.t != old
                     || settled(st.t, level)
                 {
-                    return;
+                    return None;
                 }
-                let next = if st.count as u16 > weight {
+                Some(if st.count as u16 > weight {
                     State {
                         count: st.count - weight as u8,
                         ..st
@@ -438,15 +444,11 @@ impl Dtr<'_> {
                         next.flags |= PINNED;
                     }
                     next
-                };
-                match cell.compare_exchange_weak(cur, next.pack(), Relaxed, Relaxed) {
-                    Ok(_) => {
-                        if next.level == level && next.t < st.t {
-                            self.mark(level, side(mover), pe);
-                        }
-                        return;
-                    }
-                    Err(now) => cur = now,
+                })
+            });
+            if let Some((st, next)) = changed {
+                if next.level == level && next.t < st.t {
+                    self.mark(level, side(mover), pe);
                 }
             }
         });
@@ -458,21 +460,12 @@ impl Dtr<'_> {
         let mover = !stm;
         let cells = &self.state[side(mover)];
         self.predecessors(e, sq, stm, |pe, _| {
-            let cell = &cells[pe];
-            let mut cur = cell.load(Relaxed);
-            loop {
-                let st = State::unpack(cur);
-                if !st.winner() || st.t <= v || settled(st.t, level) {
-                    return;
-                }
-                let next = st.change(v, level);
-                match cell.compare_exchange_weak(cur, next.pack(), Relaxed, Relaxed) {
-                    Ok(_) => {
-                        self.mark(level, side(mover), pe);
-                        return;
-                    }
-                    Err(now) => cur = now,
-                }
+            let taken = update(&cells[pe], |st| {
+                let takes = st.winner() && st.t > v && !settled(st.t, level);
+                takes.then(|| st.change(v, level))
+            });
+            if taken.is_some() {
+                self.mark(level, side(mover), pe);
             }
         });
     }

@@ -15,12 +15,16 @@ use shakmaty::{Color, Role};
 use super::{
     board::{Board, Zeroing},
     layout::{Layout, Squares, MAX_PIECES},
-    retro::Exits,
     table::{Keeps, Kept, Table},
     value::Outcome,
-    Rule,
 };
-use crate::chess::material::Material;
+use crate::chess::{material::Material, rule::Rule};
+
+/// What the zeroing moves of a slice lead to.
+pub(crate) trait Exits: Sync {
+    /// The outcome, for `stm`, of the legal zeroing move `z` in `board`.
+    fn outcome(&self, board: &Board<'_>, stm: Color, z: &Zeroing) -> Outcome;
+}
 
 /// Where a capture or promotion leads: the material's table (none for KvK),
 /// whether it is stored with colours swapped, and each slot's slot there.

@@ -866,6 +866,20 @@ mod tests {
         assert_eq!(l.slices.len(), (1128 - 24) / 2 + 24);
     }
 
+    /// Calls `visit(slice, entry, squares)` for the positions among about
+    /// `samples` entries of `l` spread evenly over all its entries.
+    fn each_sampled(l: &Layout, samples: usize, mut visit: impl FnMut(usize, usize, &Squares)) {
+        let mut sq = [0u8; MAX_PIECES];
+        let step = l.total_entries() / samples + 1;
+        for i in (0..l.total_entries()).step_by(step) {
+            let (slice, entry) = (i / l.entries, i % l.entries);
+            l.decode(slice, entry, &mut sq);
+            if l.is_position(&sq) {
+                visit(slice, entry, &sq);
+            }
+        }
+    }
+
     #[test]
     fn locate_inverts_decode() {
         for m in [
@@ -873,15 +887,9 @@ mod tests {
             "KBBBBvK",
         ] {
             let l = layout(m);
-            let mut sq = [0u8; MAX_PIECES];
-            let step = l.total_entries() / 20_011 + 1;
             let mut checked = 0;
-            for i in (0..l.total_entries()).step_by(step) {
-                let (slice, entry) = (i / l.entries, i % l.entries);
-                l.decode(slice, entry, &mut sq);
-                if !l.is_position(&sq) {
-                    continue;
-                }
+            each_sampled(&l, 20_011, |slice, entry, sq| {
+                let sq = *sq;
                 assert_eq!(l.locate(&sq), Some((slice, entry)), "{m} {sq:?}");
                 // Every symmetric image locates to the same entry (in a slice
                 // that is its own mirror image, both members are entries).
@@ -908,7 +916,7 @@ mod tests {
                     );
                 }
                 checked += 1;
-            }
+            });
             assert!(checked > 1000, "{m}: {checked}");
         }
     }
@@ -924,16 +932,10 @@ mod tests {
             "KRBvKR", "KNNvKP", "KPvKP", "KQvK", "KBBvKN", "KQPvKQ", "KNNvKNN", "KRNvKNN", "KNNNvK",
         ] {
             let l = layout(m);
-            let mut sq = [0u8; MAX_PIECES];
             let mut back = [0u8; MAX_PIECES];
-            let step = l.total_entries() / 5_003 + 1;
             let mut moves = 0;
-            for i in (0..l.total_entries()).step_by(step) {
-                let (slice, entry) = (i / l.entries, i % l.entries);
-                l.decode(slice, entry, &mut sq);
-                if !l.is_position(&sq) {
-                    continue;
-                }
+            each_sampled(&l, 5_003, |slice, entry, sq| {
+                let sq = *sq;
                 let board = super::super::board::Board::new(&l, &sq);
                 for stm in Color::ALL {
                     board.moves(
@@ -955,7 +957,7 @@ mod tests {
                         |_| {},
                     );
                 }
-            }
+            });
             assert!(moves > 10_000, "{m}: {moves}");
         }
     }

@@ -27,7 +27,7 @@ use std::{
     },
 };
 
-use super::cache::CacheError;
+use super::cache_error::CacheError;
 
 /// One page: the values of one frame in the table's kept form.
 pub(crate) enum Page {

@@ -18,18 +18,20 @@ use std::{
 use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, Move, Position};
 
 use super::{
-    cache::{Cache, CacheError, CachedTable},
-    closure,
+    cache::{Cache, CachedTable},
+    cache_error::CacheError,
     layout::{Layout, Squares, MAX_PIECES},
-    retro::SliceValues,
+    plan::{check_solved, MAX_SOLVE_PIECES},
+    progress::Progress,
+    solver::Solver,
     table::{class_of, class_under, Kept},
-    value::{self, Outcome},
-    Metric, Progress, Rule, Solver,
+    value::{self, Outcome, SliceValues},
 };
 use crate::{
     chess::{
         material::Material,
         position::fen_of,
+        rule::{Metric, Rule},
         wdl::{outcome_under, Wdl},
     },
     error::{Error, Result},
@@ -90,7 +92,7 @@ impl<'p> Positions<'p> {
         metric: Metric,
         progress: &'p dyn Progress,
     ) -> Result<Positions<'p>> {
-        super::check_solved(metric)?;
+        check_solved(metric)?;
         let mut solver = solver.clone();
         let mut temp = None;
         if solver.cache.is_none() {
@@ -440,13 +442,10 @@ impl<'p> Positions<'p> {
     /// than the solver takes.
     pub fn value(&self, pos: &Chess) -> Result<Value> {
         let n = pos.board().occupied().count();
-        if n > super::MAX_SOLVE_PIECES {
+        if n > MAX_SOLVE_PIECES {
             return Err(Error::position(
                 &fen_of(pos),
-                format!(
-                    "{n} pieces; the solver takes at most {}",
-                    super::MAX_SOLVE_PIECES
-                ),
+                format!("{n} pieces; the solver takes at most {}", MAX_SOLVE_PIECES),
             ));
         }
         Ok(self.value_of(self.outcome(pos)?))
@@ -572,56 +571,6 @@ fn no_value(material: &Material, pos: &Chess) -> Error {
             fen_of(pos)
         ),
     )
-}
-
-impl Solver {
-    /// Solves `material` and its closure under `rule` and `metric` into the
-    /// cache, if they are not there.
-    ///
-    /// # Errors
-    ///
-    /// As [`Solver::stats`]; [`Error::Inconsistent`] without a cache.
-    pub fn prepare(
-        &self,
-        material: &Material,
-        rule: Rule,
-        metric: Metric,
-        progress: &dyn Progress,
-    ) -> Result<()> {
-        super::check_solved(metric)?;
-        let cache = self
-            .cache
-            .as_ref()
-            .ok_or_else(|| Error::inconsistent("the solver", "preparing a solve needs a cache"))?;
-        // The material itself is enough: the materials below it are
-        // prepared when a position of theirs is asked for, and with a rule's
-        // DTZ they may never be solved under it (their classes can come from
-        // a cached DTR, see `Run::classes_from_dtr`).
-        if cache.open(&Layout::new(material), rule, metric).is_ok() {
-            return Ok(());
-        }
-        let order = closure(material);
-        let target = material.normalized();
-        if material.piece_count() > super::MAX_SOLVE_PIECES {
-            return Err(Error::Material {
-                input: material.to_string(),
-                reason: format!(
-                    "the solver takes at most {} pieces",
-                    super::MAX_SOLVE_PIECES
-                ),
-                suggestion: None,
-            });
-        }
-        let (memory, reads) = self.check_memory(material, rule, metric)?;
-        let mut run = super::Run::new(self, rule, metric, memory, reads)?;
-        for (i, m) in order.iter().enumerate() {
-            if *m == target || !run.classes_from_dtr(m, i, order.len(), progress)? {
-                run.material(m, i, order.len(), &[], None, progress)?;
-            }
-            run.release(&order[i + 1..]);
-        }
-        Ok(())
-    }
 }
 
 impl crate::model::line::LineOracle for Positions<'_> {

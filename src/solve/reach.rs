@@ -200,12 +200,16 @@ impl State {
     }
 }
 
+/// A material to solve (normalised), with the slices of it needed: `None`
+/// for all of them.
+pub(crate) type Step = (Material, Option<BTreeSet<usize>>);
+
 /// The materials (normalised table names, with their material) and slices
 /// some slices lead to: `None` for a material needed whole (pawnless
 /// ones), else the slices needed.
 pub(crate) struct Reach {
     /// Per table name: the material and the slices needed (`None`: whole).
-    pub(crate) needed: BTreeMap<String, (Material, Option<BTreeSet<usize>>)>,
+    pub(crate) needed: BTreeMap<String, Step>,
 }
 
 /// The state of `material` (as written) with `pawns` (`(colour, square)`,
@@ -262,7 +266,7 @@ fn search(starts: &[State]) -> HashSet<State> {
 /// left out.
 fn needed(states: &HashSet<State>, skip: Option<&str>) -> Reach {
     let mut layouts: BTreeMap<String, Layout> = BTreeMap::new();
-    let mut needed: BTreeMap<String, (Material, Option<BTreeSet<usize>>)> = BTreeMap::new();
+    let mut needed: BTreeMap<String, Step> = BTreeMap::new();
     for s in states {
         let Some(m) = s.material() else {
             continue;

@@ -15,113 +15,29 @@
 //! depend on the order in which threads do it: every change is a
 //! compare-and-swap that only a level's own rule can make.
 //!
-//! Without pawns a position stands for its whole orbit under the board's
-//! symmetries. A position that is its own mirror image (in a long diagonal,
-//! like pieces as sets: [`Layout::stabiliser`]) stands for half as many
-//! placements, and the counters are
-//! weighted so that they still reach zero exactly when every quiet move has
-//! been found lost: each move counts 2, and a retraction from a position
-//! with stabiliser `Sq` into one with stabiliser `Sp` counts `2 Sp / Sq`
-//! (the retractions from a canonical position reach a predecessor `Sq / Sp`
-//! times per move).
+//! Without pawns the counters are weighted by the positions' stabilisers
+//! (see [`super::retract`]): each move counts 2.
 
-use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
+use std::{
+    ops::Range,
+    sync::atomic::{AtomicU16, Ordering::Relaxed},
+};
 
 use rayon::prelude::*;
 use shakmaty::Color;
 
 use super::{
-    board::{Board, Zeroing},
-    cache::CacheError,
-    checkpoint::{first_pass_in_batches, Checkpoint, Reached},
+    board::Board,
+    checkpoint::{Checkpoint, Reached},
+    drive::{drive, first_look, FirstLook, Loaded, Retrograde},
+    exits::Exits,
     layout::{Layout, Squares, MAX_PIECES},
     levels::{Levels, BLOCK},
-    value::{self, Outcome, Waiting, MAX_DEPTH, MAX_LEVEL, NONE},
+    progress::Progress,
+    retract::{each_predecessor, per_side, prefetch, side},
+    value::{self, Outcome, SliceValues, Waiting, MAX_DEPTH, MAX_LEVEL, NONE},
 };
 use crate::error::{Error, Result};
-
-/// The most quiet moves that can lead to or from a position: a queen's 27
-/// and a rook's 14 and the like, over at most five pieces of a side.
-pub(crate) const MAX_PREDECESSORS: usize = 128;
-
-/// Asks for the cache line of `cell` ahead of its use.
-#[inline]
-pub(crate) fn prefetch<T>(cell: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint that reads nothing and cannot fault.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(
-            (cell as *const T).cast::<i8>(),
-            std::arch::x86_64::_MM_HINT_T0,
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = cell;
-}
-
-/// The predecessors of the position `sq` (entry `e`) by a quiet move of
-/// `mover`, written to `preds` with the weight of each retraction (`weight`
-/// a move, scaled by the stabilisers without pawns, see the module docs),
-/// each one's cell prefetched by `touch(entry)`; returns how many there
-/// are. The
-/// predecessors come first and the updates after: each update is a locked
-/// compare-and-swap that waits for its cache line, so the misses are better
-/// taken side by side beforehand.
-pub(crate) fn quiet_predecessors(
-    layout: &Layout,
-    e: usize,
-    sq: &Squares,
-    mover: Color,
-    weight: u16,
-    touch: impl Fn(usize),
-    preds: &mut [(usize, u16); MAX_PREDECESSORS],
-) -> usize {
-    let board = Board::new(layout, sq);
-    let pawnless = !layout.has_pawns();
-    let stab_q = if pawnless { layout.stabiliser(sq) } else { 1 };
-    let mut count = 0;
-    board.retractions(mover, |slot, from| {
-        let mut p = *sq;
-        p[slot] = from;
-        let Some(pe) = layout.entry_after_move(e, sq, &p, slot) else {
-            return;
-        };
-        touch(pe);
-        preds[count] = (
-            pe,
-            if pawnless {
-                weight * layout.stabiliser(&p) / stab_q
-            } else {
-                weight
-            },
-        );
-        count += 1;
-    });
-    count
-}
-
-/// What the zeroing moves of a slice lead to.
-pub(crate) trait Exits: Sync {
-    /// The outcome, for `stm`, of the legal zeroing move `z` in `board`.
-    fn outcome(&self, board: &Board<'_>, stm: Color, z: &Zeroing) -> Outcome;
-}
-
-/// The two sides' values of a solved slice (white to move, black to move).
-pub(crate) type SliceValues = [Vec<u16>; 2];
-
-#[inline]
-pub(crate) fn side(c: Color) -> usize {
-    match c {
-        Color::White => 0,
-        Color::Black => 1,
-    }
-}
-
-/// Per side to move, `entries` cells made by `new`: the shape of every
-/// array the solvers keep per position.
-pub(super) fn per_side<T>(entries: usize, new: impl Fn() -> T) -> [Vec<T>; 2] {
-    std::array::from_fn(|_| (0..entries).map(|_| new()).collect())
-}
 
 /// Solves slice `slice` of `layout`, telling `progress` the entries done as
 /// the first pass goes, then each level reached. With a `checkpoint`, it
@@ -138,7 +54,7 @@ pub(crate) fn solve_slice(
     layout: &Layout,
     slice: usize,
     exits: &dyn Exits,
-    progress: &dyn super::Progress,
+    progress: &dyn Progress,
     checkpoint: Option<&Checkpoint>,
 ) -> Result<SliceValues> {
     let blocks = layout.entries.div_ceil(BLOCK);
@@ -151,77 +67,12 @@ pub(crate) fn solve_slice(
         pending: Levels::new(blocks, usize::from(MAX_LEVEL) + 1),
         weight: if layout.has_pawns() { 1 } else { 2 },
     };
-    let started = std::time::Instant::now();
-    let reached = match checkpoint {
-        Some(c) => solver.take_up(c, progress)?,
-        None => Reached::START,
-    };
-    // Saves the values if a checkpoint is due.
-    let mut saved = std::time::Instant::now();
-    // Checkpoints written and the time they took (for the debug line).
-    let mut saving = (0usize, std::time::Duration::ZERO);
-    let mut save = |reached: Reached| -> Result<()> {
-        let Some(c) = checkpoint.filter(|c| c.due(saved)) else {
-            return Ok(());
-        };
-        let begun = std::time::Instant::now();
-        c.save(reached, &solver.values)
-            .map_err(|e| super::cache_error(c.path(), e))?;
-        saved = std::time::Instant::now();
-        saving = (saving.0 + 1, saving.1 + (saved - begun));
-        c.stop_if_asked()
-    };
-    first_pass_in_batches(
-        blocks,
-        reached.first_pass,
-        checkpoint.is_some(),
-        |b| {
-            solver.first_pass(b)?;
-            progress.advance(BLOCK.min(layout.entries - b * BLOCK) as u64);
-            Ok(())
-        },
-        &mut save,
-    )?;
-    let mut level = reached.next_level;
-    let first_pass = started.elapsed();
-    loop {
-        let pending = solver.pending.blocks(level);
-        pending
-            .par_iter()
-            .for_each(|&b| solver.resolve_pending(b, level));
-        let frontier = solver.resolved.blocks(level);
-        if level + 1 >= usize::from(MAX_DEPTH) && !frontier.is_empty() {
-            return Err(Error::TooDeep {
-                material: layout.material.to_string(),
-                metric: None,
-                detail: format!("a depth beyond {MAX_DEPTH} plies"),
-            });
-        }
-        frontier
-            .par_iter()
-            .for_each(|&b| solver.retract_block(b, level));
-        let more_pending = solver.pending.highest().is_some_and(|h| h > level);
-        let more_resolved = solver.resolved.highest().is_some_and(|h| h > level);
-        if !more_pending && !more_resolved {
-            break;
-        }
-        level += 1;
-        progress.level(level);
-        save(Reached {
-            first_pass: blocks,
-            next_level: level,
-        })?;
-    }
-    if std::env::var_os("FIFTYMOVE_SOLVE_DEBUG").is_some() && layout.entries >= 1 << 20 {
-        eprintln!(
-            "solve {} slice {slice}: first pass {:.2?}, {} levels {:.2?}, {} checkpoints {:.2?}, peak {} bytes",
-            layout.material,
-            first_pass,
-            level + 1,
-            started.elapsed() - first_pass,
-            saving.0,
-            saving.1,
-            crate::memory::peak_resident().unwrap_or(0)
+    let driven = drive(&solver, layout, progress, checkpoint)?;
+    if layout.entries >= 1 << 20 {
+        let (count, took) = driven.checkpoints();
+        driven.debug(
+            format_args!("{} slice {slice}", layout.material),
+            format_args!("{count} checkpoints {took:.2?}"),
         );
     }
     let [w, b] = solver.values;
@@ -257,44 +108,20 @@ struct Solver<'a> {
     weight: u16,
 }
 
-impl Solver<'_> {
-    fn level_of(&self, l: u16) -> Result<u16> {
-        if l > MAX_LEVEL {
-            return Err(Error::TooDeep {
-                material: self.layout.material.to_string(),
-                metric: None,
-                detail: format!("a zeroing move at level {l}, beyond {MAX_LEVEL}"),
-            });
-        }
-        Ok(l)
-    }
-
+impl Retrograde for Solver<'_> {
     /// The first pass over one block.
     fn first_pass(&self, block: usize) -> Result<()> {
-        let layout = self.layout;
-        let start = block * BLOCK;
-        let end = (start + BLOCK).min(layout.entries);
-        let mut sq: Squares = [0; MAX_PIECES];
-        for e in start..end {
-            layout.decode(self.slice, e, &mut sq);
-            if !layout.is_position(&sq) {
-                continue;
-            }
-            let board = Board::new(layout, &sq);
-            for stm in Color::ALL {
-                if !board.legal_with(stm) {
-                    continue;
-                }
-                let mut quiet = 0u16;
-                let mut best: Option<Outcome> = None;
-                let in_check = board.moves(
-                    stm,
-                    |_, _| quiet += 1,
-                    |z| {
-                        let o = self.exits.outcome(&board, stm, &z);
-                        best = Some(best.map_or(o, |b| b.best(o)));
-                    },
-                );
+        first_look(
+            self.layout,
+            self.slice,
+            block,
+            self.exits,
+            |e, stm, look| {
+                let FirstLook {
+                    quiet,
+                    best,
+                    in_check,
+                } = look;
                 let state = match best {
                     Some(Outcome::Win(l)) => {
                         self.pending.insert(usize::from(self.level_of(l)?), block);
@@ -317,40 +144,38 @@ impl Solver<'_> {
                     _ => value::waiting(quiet * self.weight, best.is_some()),
                 };
                 self.values[side(stm)][e].store(state, Relaxed);
-            }
-        }
+                Ok(())
+            },
+        )
+    }
+
+    fn open_level(&self, level: usize) -> Vec<usize> {
+        self.pending
+            .blocks(level)
+            .par_iter()
+            .for_each(|&b| self.resolve_pending(b, level));
+        self.resolved.blocks(level)
+    }
+
+    fn retract(&self, level: usize, frontier: &[usize]) -> Result<()> {
+        frontier
+            .par_iter()
+            .for_each(|&b| self.retract_block(b, level));
         Ok(())
     }
 
-    /// Takes up the checkpoint a killed solve of this slice left, if any:
-    /// its values, and the sets of blocks with work that follow from them.
-    /// Returns how far it had gone (nowhere without one, or with a damaged
-    /// one, which is noted and dropped).
-    fn take_up(&self, c: &Checkpoint, progress: &dyn super::Progress) -> Result<Reached> {
-        match c.load(&self.values) {
-            Ok(reached) => {
-                self.rebuild_levels(0..reached.first_pass, reached.next_level);
-                let blocks = self.layout.entries.div_ceil(BLOCK);
-                progress.note(&format!(
-                    "resuming {} from its checkpoint: {}",
-                    c.label(),
-                    reached.describe(blocks)
-                ));
-                let done = self.layout.entries.min(reached.first_pass * BLOCK);
-                progress.advance(done as u64);
-                Ok(reached)
-            }
-            Err(CacheError::Missing) => Ok(Reached::START),
-            Err(CacheError::Damaged(why)) => {
-                progress.note(&format!(
-                    "damaged checkpoint, solving the slice from the start: {why}"
-                ));
-                for values in &self.values {
-                    values.par_iter().for_each(|v| v.store(NONE, Relaxed));
-                }
-                Ok(Reached::START)
-            }
-            Err(CacheError::Io(e)) => Err(super::cache_error(c.path(), e)),
+    fn queues(&self) -> [&Levels; 2] {
+        [&self.resolved, &self.pending]
+    }
+
+    fn save(&self, checkpoint: &Checkpoint, reached: Reached) -> std::io::Result<()> {
+        checkpoint.save(reached, &self.values)
+    }
+
+    fn load(&self, checkpoint: &Checkpoint) -> Result<Loaded> {
+        match checkpoint.load(&self.values) {
+            Ok(reached) => Ok(Loaded::At(reached)),
+            Err(e) => Loaded::from_error(e, checkpoint.path()),
         }
     }
 
@@ -359,7 +184,7 @@ impl Solver<'_> {
     /// `next` being done: a block goes in the frontier of each level from
     /// `next` on at which one of its values is resolved, and in the pending
     /// set of each such level one of its values waits for.
-    fn rebuild_levels(&self, blocks: std::ops::Range<usize>, next: usize) {
+    fn rebuild_levels(&self, blocks: Range<usize>, next: usize) {
         blocks.into_par_iter().for_each(|block| {
             let start = block * BLOCK;
             let end = (start + BLOCK).min(self.layout.entries);
@@ -386,6 +211,28 @@ impl Solver<'_> {
                 }
             }
         });
+    }
+
+    fn forget(&self, _: &Checkpoint, damaged: bool) -> Result<()> {
+        if damaged {
+            for values in &self.values {
+                values.par_iter().for_each(|v| v.store(NONE, Relaxed));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Solver<'_> {
+    fn level_of(&self, l: u16) -> Result<u16> {
+        if l > MAX_LEVEL {
+            return Err(Error::TooDeep {
+                material: self.layout.material.to_string(),
+                metric: None,
+                detail: format!("a zeroing move at level {l}, beyond {MAX_LEVEL}"),
+            });
+        }
+        Ok(l)
     }
 
     /// Resolves the positions of a block that wait for `level`.
@@ -433,24 +280,22 @@ impl Solver<'_> {
     fn retract(&self, e: usize, sq: &Squares, stm: Color, o: Outcome, level: u16) {
         let mover = !stm;
         let cells = &self.values[side(mover)];
-        let mut preds = [(0usize, 0u16); MAX_PREDECESSORS];
-        let count = quiet_predecessors(
+        each_predecessor(
             self.layout,
             e,
             sq,
             mover,
             self.weight,
             |pe| prefetch(&cells[pe]),
-            &mut preds,
+            |pe, weight| {
+                let cell = &cells[pe];
+                match o {
+                    Outcome::Loss(_) => self.won_by_quiet_move(cell, pe, level + 1),
+                    Outcome::Win(_) => self.quiet_move_lost(cell, pe, mover, weight, level),
+                    Outcome::Draw => unreachable!("draws are not retracted"),
+                }
+            },
         );
-        for &(pe, weight) in &preds[..count] {
-            let cell = &cells[pe];
-            match o {
-                Outcome::Loss(_) => self.won_by_quiet_move(cell, pe, level + 1),
-                Outcome::Win(_) => self.quiet_move_lost(cell, pe, mover, weight, level),
-                Outcome::Draw => unreachable!("draws are not retracted"),
-            }
-        }
     }
 
     /// A quiet move of the position at `cell` wins at `depth`.

@@ -10,14 +10,14 @@ use shakmaty::{Color, Piece};
 
 use super::{
     layout::{Layout, Squares, MAX_PIECES},
-    retro::SliceValues,
+    plan::{BoardFilter, SolvePlan},
     table::class_of,
-    value::{self, Outcome},
-    Rule,
+    value::{self, Outcome, SliceValues},
 };
 use crate::{
     chess::{
         material::{Material, Symmetry},
+        rule::Rule,
         wdl::Wdl,
     },
     model::{enumerate::Enumerator, Longest, ScanStats, Shard, SideStats},
@@ -49,19 +49,15 @@ pub(crate) struct Counting {
     item: Vec<u32>,
     enumerator: Enumerator,
     rule: Rule,
-    filter: Option<super::BoardFilter>,
+    filter: Option<BoardFilter>,
 }
 
 impl Counting {
-    /// The counting of `layout`'s entries for `material` as written.
-    pub(crate) fn new(
-        layout: &Layout,
-        material: &Material,
-        rule: Rule,
-        raw: bool,
-        shard: Option<Shard>,
-        filter: Option<super::BoardFilter>,
-    ) -> Counting {
+    /// The counting of `layout`'s entries (the normalised material's) for
+    /// `plan`: its material as written, its rule, shard, raw counts and
+    /// filter.
+    pub(crate) fn new(layout: &Layout, plan: &SolvePlan) -> Counting {
+        let material = &plan.material;
         let flipped = material.is_flipped_in_table();
         let user_pieces = material.pieces();
         let mut used = vec![false; user_pieces.len()];
@@ -85,12 +81,12 @@ impl Counting {
             to_user,
             user_pieces,
             symmetries: material.symmetries(),
-            raw,
-            shard,
+            raw: plan.raw,
+            shard: plan.shard,
             item,
             enumerator,
-            rule,
-            filter,
+            rule: plan.rule,
+            filter: plan.filter.clone(),
         }
     }
 

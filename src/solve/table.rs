@@ -11,13 +11,15 @@ use std::sync::{
 use rayon::prelude::*;
 
 use super::{
+    cache_error::CacheError,
     layout::{Layout, Squares},
     pages::{self, FrameSource, Page, Pages},
-    retro::SliceValues,
-    value::{self, Outcome},
-    Rule,
+    value::{self, Outcome, SliceValues},
 };
-use crate::chess::wdl::Wdl;
+use crate::chess::{
+    rule::{Metric, Rule},
+    wdl::Wdl,
+};
 
 /// A position's value as the table keeps it, for its side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,13 +186,13 @@ impl Keeps {
     /// # Panics
     ///
     /// For a metric the solver does not compute (see
-    /// [`super::Metric::solved`]): its entry points refuse those first.
-    pub(crate) fn of(metric: super::Metric) -> Keeps {
+    /// [`Metric::solved`]): its entry points refuse those first.
+    pub(crate) fn of(metric: Metric) -> Keeps {
         match metric {
-            super::Metric::Dtz => Keeps::Classes,
-            super::Metric::Dtm => Keeps::Mate,
-            super::Metric::Dtr => Keeps::Rule,
-            super::Metric::Dtc | super::Metric::Rule => {
+            Metric::Dtz => Keeps::Classes,
+            Metric::Dtm => Keeps::Mate,
+            Metric::Dtr => Keeps::Rule,
+            Metric::Dtc | Metric::Rule => {
                 unreachable!("the solver's entry points refuse {metric:?}")
             }
         }
@@ -435,11 +437,11 @@ impl Table {
                 let mut failure = p.failure.lock().expect("no panic while held");
                 if failure.is_none() {
                     *failure = Some(match e {
-                        super::cache::CacheError::Missing => {
+                        CacheError::Missing => {
                             format!("{}: missing", p.source.path().display())
                         }
-                        super::cache::CacheError::Damaged(why) => why,
-                        super::cache::CacheError::Io(e) => {
+                        CacheError::Damaged(why) => why,
+                        CacheError::Io(e) => {
                             format!("{}: {e}", p.source.path().display())
                         }
                     });

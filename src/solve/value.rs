@@ -23,6 +23,9 @@
 //!                       one earlier, a zeroing one as late as l
 //! ```
 
+/// The two sides' values of a solved slice (white to move, black to move).
+pub(crate) type SliceValues = [Vec<u16>; 2];
+
 /// Not a position.
 pub(crate) const NONE: u16 = 0;
 /// Drawn, once solved: the "cannot be lost" state that nothing resolved.

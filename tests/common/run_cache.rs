@@ -19,7 +19,7 @@
 //! an empty cache, keep a temporary directory of their own.
 //!
 //! This file is compiled into the integration tests (`tests/common`) and
-//! into the library's own tests (`src/solve/tests.rs`) by path, so that both
+//! into the library's own tests (`src/solve/tests/`) by path, so that both
 //! name the same directory.
 
 use std::{

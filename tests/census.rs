@@ -356,7 +356,7 @@ fn bad_census_arguments_are_usage_errors_and_memory_is_checked_first() {
             "--shard needs --out",
         ),
         (
-            vec!["census", "--from", "x.json", "KQvK"],
+            vec!["census", "KQvK", "--from", "x.json"],
             "takes no materials",
         ),
         (vec!["census", "--shard", "3/2", "--out", "d"], "--shard"),

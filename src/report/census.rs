@@ -133,12 +133,7 @@ fn charts(census: &Census, totals: &[Totals]) -> Result<Vec<Chart>> {
         ));
     }
     // Wins lost at 50 and at 75, the most first.
-    let mut ranked: Vec<&Totals> = totals.iter().filter(|t| t.lost[0] > 0).collect();
-    ranked.sort_by(|a, b| {
-        b.lost[0]
-            .cmp(&a.lost[0])
-            .then_with(|| a.material.cmp(&b.material))
-    });
+    let mut ranked = ranked_by_lost(totals, 0);
     ranked.truncate(RANKED);
     if !ranked.is_empty() {
         let names: Vec<String> = ranked.iter().map(|t| t.material.clone()).collect();
@@ -182,6 +177,51 @@ fn charts(census: &Census, totals: &[Totals]) -> Result<Vec<Chart>> {
         wins_lost_svg(&all, all.total(), title)?,
     ));
     Ok(out)
+}
+
+/// Said where no rule of the census cuts a win short.
+const NO_RULE_LOSES: &str = "No rule of 50 moves or more cuts any win of this census short.";
+
+/// The materials that lose wins at 50 or at 100 moves, most lost at 50
+/// first (then by name, so that the order does not depend on the run's).
+fn losing(totals: &[Totals]) -> Vec<&Totals> {
+    let mut losing: Vec<&Totals> = totals
+        .iter()
+        .filter(|t| t.lost[3] > 0 || t.lost[0] > 0)
+        .collect();
+    losing.sort_by(|a, b| {
+        b.lost[0]
+            .cmp(&a.lost[0])
+            .then_with(|| a.material.cmp(&b.material))
+    });
+    losing
+}
+
+/// The materials that lose wins under rule `i` of the census's rules, most
+/// lost first, then by name.
+fn ranked_by_lost(totals: &[Totals], i: usize) -> Vec<&Totals> {
+    let mut ranked: Vec<&Totals> = totals.iter().filter(|t| t.lost[i] > 0).collect();
+    ranked.sort_by(|a, b| {
+        b.lost[i]
+            .cmp(&a.lost[i])
+            .then_with(|| a.material.cmp(&b.material))
+    });
+    ranked
+}
+
+/// A Markdown line for HTML: escaped, its `code` spans as `<code>` (the
+/// headline's FENs), so that no backtick shows on the page.
+fn code_spans(line: &str) -> String {
+    line.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                format!("<code>{}</code>", esc(part))
+            } else {
+                esc(part)
+            }
+        })
+        .collect()
 }
 
 /// What the census says first: its scope, its wins and what each rule
@@ -378,17 +418,9 @@ pub fn markdown(
     }
     md.push('\n');
     md.push_str("## The share of wins each rule loses\n\n");
-    let mut losing: Vec<&Totals> = totals
-        .iter()
-        .filter(|t| t.lost[3] > 0 || t.lost[0] > 0)
-        .collect();
-    losing.sort_by(|a, b| {
-        b.lost[0]
-            .cmp(&a.lost[0])
-            .then_with(|| a.material.cmp(&b.material))
-    });
+    let losing = losing(&totals);
     if losing.is_empty() {
-        md.push_str("No rule of 50 moves or more cuts any win of this census short.\n\n");
+        let _ = writeln!(md, "{NO_RULE_LOSES}\n");
     } else {
         md.push_str("| endgame | wins | lost at 50 | lost at 66 | lost at 75 | lost at 100 |\n|---|---:|---:|---:|---:|---:|\n");
         for t in &losing {
@@ -409,12 +441,7 @@ pub fn markdown(
     }
     for (i, n) in [(0, 50), (2, 75)] {
         let _ = writeln!(md, "## The endgames ranked by wins lost at {n} moves\n");
-        let mut ranked: Vec<&Totals> = totals.iter().filter(|t| t.lost[i] > 0).collect();
-        ranked.sort_by(|a, b| {
-            b.lost[i]
-                .cmp(&a.lost[i])
-                .then_with(|| a.material.cmp(&b.material))
-        });
+        let ranked = ranked_by_lost(&totals, i);
         if ranked.is_empty() {
             let _ = writeln!(md, "The {n}-move rule cuts no win of this census short.\n");
             continue;
@@ -484,23 +511,19 @@ pub fn html(
     );
     h.push_str("<h2>Headline</h2><ul>");
     for line in headline(census, &totals)? {
-        let _ = write!(h, "<li>{}</li>", esc(&line));
+        let _ = write!(h, "<li>{}</li>", code_spans(&line));
     }
     h.push_str("</ul><h2>The share of wins each rule loses</h2><div class=\"charts\">");
     for (_, _, svg) in charts {
         h.push_str(&inline_svg(svg));
     }
     h.push_str("</div>");
-    h.push_str("<table class=\"stats\"><tr><th>endgame</th><th>wins</th><th>lost at 50</th><th>lost at 66</th><th>lost at 75</th><th>lost at 100</th></tr>");
-    let mut losing: Vec<&Totals> = totals
-        .iter()
-        .filter(|t| t.lost[3] > 0 || t.lost[0] > 0)
-        .collect();
-    losing.sort_by(|a, b| {
-        b.lost[0]
-            .cmp(&a.lost[0])
-            .then_with(|| a.material.cmp(&b.material))
-    });
+    let losing = losing(&totals);
+    if losing.is_empty() {
+        let _ = write!(h, "<p>{}</p>", esc(NO_RULE_LOSES));
+    } else {
+        h.push_str("<table class=\"stats\"><tr><th>endgame</th><th>wins</th><th>lost at 50</th><th>lost at 66</th><th>lost at 75</th><th>lost at 100</th></tr>");
+    }
     for t in &losing {
         let _ = write!(h, "<tr><td>{}</td><td>{}</td>", esc(&t.material), t.wins);
         for l in t.lost {
@@ -508,15 +531,16 @@ pub fn html(
         }
         h.push_str("</tr>");
     }
-    h.push_str("</table>");
+    if !losing.is_empty() {
+        let _ = write!(
+            h,
+            "</table><p>The other {} materials lose no win under any of these rules.</p>",
+            totals.len() - losing.len()
+        );
+    }
     for (i, n) in [(0, 50), (2, 75)] {
         let _ = write!(h, "<h2>The endgames ranked by wins lost at {n} moves</h2>");
-        let mut ranked: Vec<&Totals> = totals.iter().filter(|t| t.lost[i] > 0).collect();
-        ranked.sort_by(|a, b| {
-            b.lost[i]
-                .cmp(&a.lost[i])
-                .then_with(|| a.material.cmp(&b.material))
-        });
+        let ranked = ranked_by_lost(&totals, i);
         if ranked.is_empty() {
             let _ = write!(
                 h,

@@ -182,6 +182,7 @@ fn kept_wins_equal_the_rule_solves_on_3_4_piece_materials() {
 /// data/census`) against the generator, for every material it has figures
 /// for: the 35 of 3 and 4 pieces and the 5-piece sample.
 #[test]
+#[ignore = "needs data/census, which `fiftymove census --out data/census` makes (about 4 hours on 2 cores): on demand until the census ships"]
 fn shipped_census_matches_the_generator() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/census/census.json");
     let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
@@ -200,6 +201,7 @@ fn shipped_census_matches_the_generator() {
 /// A sample of the shipped rows, recomputed from an empty cache, equals
 /// them (but for the build that made them).
 #[test]
+#[ignore = "needs data/census, which `fiftymove census --out data/census` makes (about 4 hours on 2 cores): on demand until the census ships"]
 fn shipped_rows_are_recomputed_from_an_empty_cache() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/census/census.json");
     let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();

@@ -47,8 +47,8 @@
 #
 # Before anything is built or generated, the script refuses (exit 1) if the
 # memory available (MemAvailable) is short of the generator's estimate for a
-# table (3 x its working tables + 256 MiB; 2 x with -d, which is used by itself
-# when only that fits), or of a scan's bound, or if a scan would not fit its
+# table (its working tables, the copy it compresses from unless -d, 512 MiB:
+# -d is used by itself when only that fits), or of a scan's bound, or if a scan would not fit its
 # --memory-limit, or if the official sizes of the files to generate pass the
 # free disk space of OUT.
 #
@@ -181,18 +181,38 @@ available() {
 }
 avail=$(available)
 
-# The generator's working tables for a material of N pieces: two bytes per
-# index (both sides to move) of 462 x 64^(N-2) indices without pawns, 6 x
-# 64^(N-1) with them. Without -d it also holds a permuted copy of up to a
-# side's table while it compresses. Measured on KNNNvK (5 pieces, no pawn):
-# 476 MB against this estimate's 619 MB.
+# The generator's memory for a material, with -d ($2 = 1) or without: its
+# working tables, a byte per index and side to move, of 462 x 64^(N-2)
+# indices without pawns and 6 x 64^(N-1) with them (N pieces); without -d
+# also the table permuted for compression, a side's index (pawnless: 462
+# placements of the kings times those of each group of like pieces; with
+# pawns, one file of the leading pawn at a time); and 512 MiB for the rest
+# (compression buffers, sub-tables). Measured: KNNvKNN 15.81 GB (symmetric, so no copy:
+# docs/performance.md) against 16.04 GB; KNNNvK 488 MB against 900 MB.
 gen_bytes() {
-    local m="$1" d="$2" n=$(( ${#1} - 1 )) size
-    case "$m" in
-        *P*) size=$(( 6 * (1 << (6 * (n - 1))) )) ;;
-        *) size=$(( 462 * (1 << (6 * (n - 2))) )) ;;
-    esac
-    if [ "$d" = 1 ]; then echo $(( 2 * size + 268435456 )); else echo $(( 3 * size + 268435456 )); fi
+    python3 - "$1" "$2" <<'PY'
+import math, sys
+m, disk = sys.argv[1], sys.argv[2] == "1"
+n = len(m) - 1
+# A copy covers one file of the leading pawn (6 squares) at a time; the
+# other pieces, kings included, bound its placements from above.
+if "P" in m:
+    size = 6 * 64 ** (n - 1)
+    copy, free = 6, 63
+    sides = [s.replace("P", "", 1) if "P" in s else s for s in m.split("v")]
+    if "P" in m.split("v")[0]:
+        sides[1] = m.split("v")[1]
+else:
+    size = 462 * 64 ** (n - 2)
+    copy, free = 462, 62
+    sides = [s[1:] for s in m.split("v")]
+for side in sides:
+    for piece in set(side):
+        k = side.count(piece)
+        copy *= math.comb(free, k)
+        free -= k
+print(2 * size + (0 if disk else copy) + 512 * 2 ** 20)
+PY
 }
 
 echo "table directories: $out (generated) ${tables[*]}"
@@ -215,7 +235,7 @@ for m in "${todo[@]}"; do
     flags="-t $threads -s"
     [ "${use_disk[$m]}" = 1 ] && flags="-d $flags"
     verdict="fits"
-    if [ "$need" -gt "$avail" ]; then verdict="does NOT fit"; status=1; fi
+    if [ "$need" -gt "$avail" ]; then verdict="does NOT fit (with -d: about $(gb "$ondisk"))"; status=1; fi
     echo "to generate: $m ($prog $flags): files $(gb "$bytes") (official), memory about $(gb "$need"): $verdict"
 done
 [ ${#todo[@]} -gt 0 ] || echo "to generate: nothing (every table of the closures is there)"
@@ -233,7 +253,7 @@ if [ "$scan" = 1 ]; then
     done < <(awk '$1 == "target"' "$tmp/plan.txt")
 fi
 if [ "$status" != 0 ]; then
-    refuse "refused up front: the memory or the disk above is short (free memory, use --disk, or a larger machine)"
+    refuse "refused up front: the memory or the disk above is short (the generator takes -d by itself where that is enough; free memory or disk, or use a larger machine)"
 fi
 if [ "$dry_run" = 1 ]; then
     exit 0

@@ -105,7 +105,7 @@ while [ $# -gt 0 ]; do
         --disk) disk=1; shift ;;
         --no-scan) scan=0; shift ;;
         --dry-run) dry_run=1; shift ;;
-        -h|--help) sed -n '2,80p' "$0" | sed -n '/^set -euo/q;p' | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,100p' "$0" | sed -n '/^set -euo/q;p' | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) die "unknown option $1 (see --help)" ;;
         *) materials+=("$1"); shift ;;
     esac
@@ -186,9 +186,10 @@ avail=$(available)
 # indices without pawns and 6 x 64^(N-1) with them (N pieces); without -d
 # also the table permuted for compression, a side's index (pawnless: 462
 # placements of the kings times those of each group of like pieces; with
-# pawns, one file of the leading pawn at a time); and 512 MiB for the rest
-# (compression buffers, sub-tables). Measured: KNNvKNN 15.81 GB (symmetric, so no copy:
-# docs/performance.md) against 16.04 GB; KNNNvK 488 MB against 900 MB.
+# pawns, one file of the leading pawn at a time; none for a symmetric
+# material, which compresses in place); and 512 MiB for the rest (compression
+# buffers, sub-tables). Measured: KNNvKNN 15.81 GB (docs/performance.md)
+# against 16.04 GB; KNNNvK 488 MB against 797 MB; KNNvKP 613 MB against 781 MB.
 gen_bytes() {
     python3 - "$1" "$2" <<'PY'
 import math, sys
@@ -211,6 +212,9 @@ for side in sides:
         k = side.count(piece)
         copy *= math.comb(free, k)
         free -= k
+white, black = m.split("v")
+if white == black:
+    copy = 0
 print(2 * size + (0 if disk else copy) + 512 * 2 ** 20)
 PY
 }

@@ -91,8 +91,9 @@ generator_seconds() {
     nthreads="${threads[1]:-$(nproc)}"
     mkdir -p "$dir"
     local t
-    # The generator reads its sub-tables' WDL files from $RTBWDIR.
-    t=$(cd "$dir" && RTBWDIR="$abs_tables" timed /dev/null "$generator/$prog" -t "$nthreads" -s "$m")
+    # The generator reads its sub-tables' WDL files from $RTBPATH (from
+    # 2025-09-29 on; $RTBWDIR before, so both are set).
+    t=$(cd "$dir" && RTBPATH="$abs_tables" RTBWDIR="$abs_tables" timed /dev/null "$generator/$prog" -t "$nthreads" -s "$m")
     local ext
     for ext in rtbw rtbz; do
         local want got

@@ -49,7 +49,7 @@ pub mod tables;
 pub use chess::{
     material::Material,
     position::{fen_of, parse_fen},
-    wdl::{outcome_with_clock, Outcome, Wdl},
+    wdl::{outcome_with_clock, Dtz, Outcome, Wdl},
 };
 pub use claims::{Claim, ClaimResult, Verdict, Verifier};
 pub use error::{Error, Result};

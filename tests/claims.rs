@@ -74,7 +74,7 @@ fn generator_max_moves(material: &str) -> u32 {
 }
 
 fn dtz_of(fen: &str) -> i32 {
-    common::prober().dtz(&parse_fen(fen).unwrap()).unwrap()
+    common::prober().dtz(&parse_fen(fen).unwrap()).unwrap().0
 }
 
 #[test]

@@ -529,7 +529,7 @@ fn probe_all(prober: &Prober, truth: &[(i32, i32)], positions: &[Chess]) -> Answ
                 n.errors += 1;
             }
         }
-        match prober.dtz(pos) {
+        match prober.dtz(pos).map(|d| d.0) {
             Ok(d) => {
                 n.values += 1;
                 n.wrong_dtz += usize::from(d != real_dtz);
@@ -556,7 +556,7 @@ fn damaged_files_read_without_checks_give_errors_not_panics() {
     let real = common::prober();
     let truth: Vec<(i32, i32)> = positions
         .iter()
-        .map(|pos| (real.wdl(pos).unwrap() as i32, real.dtz(pos).unwrap()))
+        .map(|pos| (real.wdl(pos).unwrap() as i32, real.dtz(pos).unwrap().0))
         .collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(6);
     for file in ["KQvKR.rtbw", "KQvKR.rtbz"] {

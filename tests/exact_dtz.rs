@@ -39,7 +39,7 @@ fn plain_search(prober: &Prober, pos: &Chess, memo: &mut DtzMemo) -> i32 {
                 _ => None,
             }
         } else {
-            let d = prober.dtz_with(&after, memo).unwrap();
+            let d = prober.dtz_with(&after, memo).unwrap().0;
             (d != 0 && d.signum() != own.signum()).then(|| 1 + d.abs())
         };
         if let Some(s) = score {
@@ -106,7 +106,7 @@ fn exact_dtz_agrees_with_plain_search_and_with_shakmaty_syzygy() {
         let Some(pos) = common::random_position(&mut rng, &material) else {
             continue;
         };
-        let exact = prober.dtz_with(&pos, &mut memo).unwrap();
+        let exact = prober.dtz_with(&pos, &mut memo).unwrap().0;
         let plain = plain_search(&prober, &pos, &mut memo);
         let fen = fiftymove::chess::position::fen_of(&pos);
         assert_eq!(exact, plain, "{fen}: exact DTZ vs plain search");
@@ -197,6 +197,6 @@ fn a_loss_that_shakmaty_syzygy_states_one_ply_short() {
     );
     assert_eq!(prober.wdl(&after).unwrap(), Wdl::Win);
     // Hence at least -3, and the search settles it.
-    assert_eq!(prober.dtz(&pos).unwrap(), -3);
+    assert_eq!(prober.dtz(&pos).unwrap().0, -3);
     assert_eq!(plain_search(&prober, &pos, &mut DtzMemo::new()), -3);
 }

@@ -85,7 +85,7 @@ fn agrees(prober: &Prober, pos: &Chess, (wdl, dtz): (i32, i32), what: &str) -> b
         prober.wdl(pos).unwrap()
     };
     assert_eq!(syzygy_wdl(ours_wdl), wdl, "{what}: WDL");
-    let exact = prober.dtz(pos).unwrap();
+    let exact = prober.dtz(pos).unwrap().0;
     if pos.is_checkmate() {
         // Conventions differ here only: python-chess (like the Syzygy
         // probing code) gives a mated side -1, docs/design.md gives it 0.
@@ -374,7 +374,7 @@ fn knnknn_solve_equals_scan_and_the_generator() {
     for pos in &positions {
         let fen = shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal);
         let v50 = fifty.value(pos).unwrap();
-        let probed = (prober.wdl(pos).unwrap(), prober.dtz(pos).unwrap());
+        let probed = (prober.wdl(pos).unwrap(), prober.dtz(pos).unwrap().0);
         assert_eq!((v50.wdl, v50.depth), probed, "{fen}: rule 50");
     }
     let decisive = win_sets_nest(

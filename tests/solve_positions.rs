@@ -60,7 +60,7 @@ fn probed(prober: &Prober, memo: &mut DtzMemo, pos: &Chess) -> (Wdl, i32) {
     }
     (
         prober.wdl(pos).unwrap(),
-        prober.dtz_with(pos, memo).unwrap(),
+        prober.dtz_with(pos, memo).unwrap().0,
     )
 }
 
@@ -192,9 +192,9 @@ fn small_positions_analysed_by_hand() {
     // a bare king, which cannot be won, and Black has nothing better.
     let pos = parse_fen("k7/8/8/8/8/1n6/8/2R1K3 b - - 0 1").unwrap();
     let report = fifty.report(&pos).unwrap();
-    assert_eq!((report.wdl, report.dtz), (Wdl::Draw, 0));
+    assert_eq!((report.wdl, report.dtz.0), (Wdl::Draw, 0));
     let capture = report.moves.iter().find(|m| m.uci == "b3c1").unwrap();
-    assert_eq!((capture.wdl, capture.dtz), (Wdl::Draw, 0));
+    assert_eq!((capture.wdl, capture.dtz.0), (Wdl::Draw, 0));
     // A promotion: 1.e8=Q (or R) wins at once; the pawn move zeroes, so one
     // ply, whatever the queen then needs.
     assert_eq!(

@@ -250,6 +250,7 @@ pub fn compare(list: &HistoricalList, census: &Census) -> ListInCensus {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Histogram;
 
     #[test]
     fn the_catalog_gives_the_three_lists() {
@@ -288,22 +289,31 @@ mod tests {
         let mut d = ScanStats::new(material, false);
         d.metric = Some(crate::chess::rule::Metric::Dtr);
         d.rule = Some(crate::chess::rule::Rule::None);
-        for &p in white_wins {
-            d.white.dtz.win.add(p, 1);
-            if p <= 100 {
-                d.white.wdl.win += 1;
-            } else {
-                d.white.wdl.cursed_win += 1;
+        // Each decisive position in its histogram, and in its class: within
+        // the 50-move rule's 100 plies or beyond.
+        let add = |h: &mut Histogram, plies: &[u32], within: &mut u64, beyond: &mut u64| {
+            for &p in plies {
+                h.add(p, 1);
+                if p <= 100 {
+                    *within += 1;
+                } else {
+                    *beyond += 1;
+                }
             }
-        }
-        for &p in black_losses {
-            d.black.dtz.loss.add(p, 1);
-            if p <= 100 {
-                d.black.wdl.loss += 1;
-            } else {
-                d.black.wdl.blessed_loss += 1;
-            }
-        }
+        };
+        let (w, b) = (&mut d.white, &mut d.black);
+        add(
+            &mut w.dtz.win,
+            white_wins,
+            &mut w.wdl.win,
+            &mut w.wdl.cursed_win,
+        );
+        add(
+            &mut b.dtz.loss,
+            black_losses,
+            &mut b.wdl.loss,
+            &mut b.wdl.blessed_loss,
+        );
         d
     }
 

@@ -55,16 +55,7 @@ pub fn materials_up_to(max_pieces: usize) -> Vec<Material> {
 
 /// Sorts `materials` as [`materials_up_to`] orders them.
 pub fn sort_in_census_order(materials: &mut [Material]) {
-    materials.sort_by_key(census_order_key);
-}
-
-fn census_order_key(m: &Material) -> (usize, usize, String) {
-    let pawns = m
-        .pieces()
-        .iter()
-        .filter(|p| p.role == shakmaty::Role::Pawn)
-        .count();
-    (m.piece_count(), pawns, m.table_name())
+    materials.sort_by_key(Material::size_order_key);
 }
 
 /// What a census covers: materials (normalised, each once, in census
@@ -204,7 +195,7 @@ impl Census {
         let mut keyed = Vec::with_capacity(rows.len());
         for doc in rows.drain(..) {
             let m: Material = doc.material.parse()?;
-            keyed.push((census_order_key(&m.normalized()), doc));
+            keyed.push((m.normalized().size_order_key(), doc));
         }
         keyed.sort_by(|a, b| a.0.cmp(&b.0));
         for pair in keyed.windows(2) {

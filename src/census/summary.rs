@@ -215,12 +215,7 @@ mod tests {
 
     #[test]
     fn kept_under_counts_wins_within_twice_the_moves() {
-        let mut h = Histogram::default();
-        h.add(1, 5);
-        h.add(100, 7);
-        h.add(101, 11);
-        h.add(150, 13);
-        h.add(151, 17);
+        let h = Histogram::from_iter([(1, 5), (100, 7), (101, 11), (150, 13), (151, 17)]);
         assert_eq!(kept_under(&h, 0), 0);
         assert_eq!(kept_under(&h, 50), 12);
         assert_eq!(kept_under(&h, 75), 36);

@@ -134,6 +134,16 @@ impl Material {
         self.normalized().to_string()
     }
 
+    /// The key that orders materials smallest first: by pieces, then by
+    /// pawns, then by Syzygy name. A material's captures and promotions
+    /// reach only materials before it (fewer pieces, or as many with fewer
+    /// pawns), so the solver solves in this order, and the census lists in
+    /// it.
+    pub fn size_order_key(&self) -> (usize, usize, String) {
+        let pawns = usize::from(self.white.count(Role::Pawn) + self.black.count(Role::Pawn));
+        (self.piece_count(), pawns, self.table_name())
+    }
+
     /// Whether Syzygy has a table for this material at all (KvK has none).
     pub fn has_table(&self) -> bool {
         self.piece_count() > 2

@@ -1,7 +1,7 @@
 //! The chess vocabulary of endgames: material signatures (their Syzygy
 //! names, symmetries and the closure that captures and promotions reach),
 //! positions from FENs, the move-limit rules and metrics, and the
-//! five-valued evaluation with what a rule makes of it.
+//! five-valued evaluation and the DTZ, with what a rule makes of them.
 //!
 //! Layer: the lowest above the crate's foundation ([`crate::error`],
 //! [`crate::output`], [`crate::memory`]), and it uses nothing else of the

@@ -73,34 +73,41 @@ pub fn parse_fen(fen: &str) -> Result<Chess> {
 
 /// A one-line reason for shakmaty's position errors.
 fn describe(kinds: PositionErrorKinds) -> String {
-    let mut reasons = Vec::new();
-    if kinds.contains(PositionErrorKinds::EMPTY_BOARD) {
-        reasons.push("the board is empty");
-    }
-    if kinds.contains(PositionErrorKinds::MISSING_KING) {
-        reasons.push("a king is missing");
-    }
-    if kinds.contains(PositionErrorKinds::TOO_MANY_KINGS) {
-        reasons.push("a side has more than one king");
-    }
-    if kinds.contains(PositionErrorKinds::PAWNS_ON_BACKRANK) {
-        reasons.push("a pawn stands on rank 1 or 8");
-    }
-    if kinds.contains(PositionErrorKinds::INVALID_CASTLING_RIGHTS) {
-        reasons.push("invalid castling rights");
-    }
-    if kinds.contains(PositionErrorKinds::INVALID_EP_SQUARE) {
-        reasons.push("the en-passant square is impossible (no pawn just made a double step there)");
-    }
-    if kinds.contains(PositionErrorKinds::OPPOSITE_CHECK) {
-        reasons.push("the side not to move is in check");
-    }
-    if kinds.contains(PositionErrorKinds::IMPOSSIBLE_CHECK) {
-        reasons.push("the check cannot arise in a game");
-    }
-    if kinds.contains(PositionErrorKinds::TOO_MUCH_MATERIAL) {
-        reasons.push("too much material");
-    }
+    // In the order the reasons are listed.
+    const REASONS: [(PositionErrorKinds, &str); 9] = [
+        (PositionErrorKinds::EMPTY_BOARD, "the board is empty"),
+        (PositionErrorKinds::MISSING_KING, "a king is missing"),
+        (
+            PositionErrorKinds::TOO_MANY_KINGS,
+            "a side has more than one king",
+        ),
+        (
+            PositionErrorKinds::PAWNS_ON_BACKRANK,
+            "a pawn stands on rank 1 or 8",
+        ),
+        (
+            PositionErrorKinds::INVALID_CASTLING_RIGHTS,
+            "invalid castling rights",
+        ),
+        (
+            PositionErrorKinds::INVALID_EP_SQUARE,
+            "the en-passant square is impossible (no pawn just made a double step there)",
+        ),
+        (
+            PositionErrorKinds::OPPOSITE_CHECK,
+            "the side not to move is in check",
+        ),
+        (
+            PositionErrorKinds::IMPOSSIBLE_CHECK,
+            "the check cannot arise in a game",
+        ),
+        (PositionErrorKinds::TOO_MUCH_MATERIAL, "too much material"),
+    ];
+    let mut reasons: Vec<&str> = REASONS
+        .iter()
+        .filter(|(kind, _)| kinds.contains(*kind))
+        .map(|(_, reason)| *reason)
+        .collect();
     if reasons.is_empty() {
         reasons.push("illegal position");
     }

@@ -1,7 +1,8 @@
 //! The five-valued evaluation of a position (win, cursed win, draw,
-//! blessed loss, loss) and what a move-limit rule makes of it given the
+//! blessed loss, loss), the DTZ that refines it, and what a move-limit rule
+//! makes of them given the halfmove clock.
 
-//! halfmove clock.
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +66,43 @@ impl Wdl {
     }
 }
 
+/// A DTZ in plies, signed from the side to move: positive when it wins,
+/// negative when it loses, 0 for a draw (and for a side checkmated, which
+/// has no move left to count). Past 100 plies the 50-move rule turns a win
+/// into a cursed win, a loss into a blessed loss.
+///
+/// It is written as its number, in JSON and in text, so that a document or
+/// a line that holds one reads the same as one that held a bare integer.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct Dtz(pub i32);
+
+impl Dtz {
+    /// The five-valued result the DTZ implies (clock 0).
+    pub fn wdl(self) -> Wdl {
+        match (self.0.signum(), self.0.abs() <= 100) {
+            (0, _) => Wdl::Draw,
+            (1, true) => Wdl::Win,
+            (1, false) => Wdl::CursedWin,
+            (_, true) => Wdl::Loss,
+            (_, false) => Wdl::BlessedLoss,
+        }
+    }
+
+    /// The number of plies, whichever side wins.
+    pub fn plies(self) -> u32 {
+        self.0.unsigned_abs()
+    }
+}
+
+impl fmt::Display for Dtz {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
 /// The result for the side to move once the 50-move rule and the current
 /// halfmove clock are taken into account.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,8 +124,8 @@ pub enum Outcome {
 /// loser can claim with the move that makes the clock reach 100 (FIDE 9.3).
 /// The same bound applies to a loss. A checkmated side has lost whatever
 /// the clock says.
-pub fn outcome_with_clock(wdl: Wdl, dtz: i32, clock: u32, checkmated: bool) -> Outcome {
-    outcome_under(Rule::FIFTY, wdl, dtz, clock, checkmated)
+pub fn outcome_with_clock(wdl: Wdl, dtz: Dtz, clock: u32, checkmated: bool) -> Outcome {
+    outcome_under(Rule::FIFTY, wdl, dtz.0, clock, checkmated)
 }
 
 /// The verdict of `rule` for a position with value `wdl` under that rule,

@@ -2,10 +2,12 @@
 
 //! which metric, with a machine-checkable check.
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 use shakmaty::{san::SanPlus, Chess, Color, Position};
 
-use super::filter::Filter;
+use super::filter::{Filter, FilterError};
 pub use crate::chess::rule::Metric;
 use crate::{
     chess::material::Material,
@@ -138,58 +140,137 @@ impl Claim {
     }
 
     /// Checks the claim's internal consistency.
-    fn validate(&self) -> std::result::Result<(), String> {
+    ///
+    /// # Errors
+    ///
+    /// [`ClaimError`]: what is inconsistent.
+    fn validate(&self) -> std::result::Result<(), ClaimError> {
         if self.id.is_empty()
             || !self
                 .id
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         {
-            return Err("ids are lowercase letters, digits and '-'".into());
+            return Err(ClaimError::Id);
         }
         if let Some(f) = &self.filter {
-            f.validate()?;
+            f.validate().map_err(ClaimError::Filter)?;
         }
         let testable = self.check != Check::None;
         // DTR is the solver's own metric: no claim is stated in it.
         if self.metric == Metric::Dtr {
-            return Err("metric must be dtz, dtc, dtm or rule".into());
+            return Err(ClaimError::Metric);
         }
         if self.metric == Metric::Rule && testable {
-            return Err("metric \"rule\" goes with check kind \"none\"".into());
+            return Err(ClaimError::RuleChecked);
         }
         let Some(text) = &self.material else {
             if testable {
-                return Err("a checkable claim needs a material".into());
+                return Err(ClaimError::NoMaterial);
             }
             return Ok(());
         };
-        let m: Material = text.parse().map_err(|e: Error| e.to_string())?;
+        let m: Material = text.parse().map_err(ClaimError::Material)?;
         if m.table_name() != *text {
-            return Err(format!(
-                "material '{text}' is not in Syzygy naming; write '{}'",
-                m.table_name()
-            ));
+            return Err(ClaimError::NotSyzygyName {
+                given: text.clone(),
+                syzygy: m.table_name(),
+            });
         }
         if testable && self.winner_color(&m).is_none() {
-            return Err(format!(
-                "winner must name one side of {text} exactly (e.g. '{}')",
-                m.side(Color::White)
-            ));
+            return Err(ClaimError::Winner {
+                material: text.clone(),
+                example: m.side(Color::White).to_string(),
+            });
         }
         if let Check::PositionConverts { fen, play, .. } | Check::PositionWins { fen, play } =
             &self.check
         {
-            let pos = position_after(fen, play).map_err(|e| e.to_string())?;
-            let pm = Material::from_board(pos.board()).map_err(|e| e.to_string())?;
+            let pos = position_after(fen, play).map_err(ClaimError::Position)?;
+            let pm = Material::from_board(pos.board()).map_err(ClaimError::Position)?;
             if pm.table_name() != *text {
-                return Err(format!(
-                    "the position's material is {}, not {text}",
-                    pm.table_name()
-                ));
+                return Err(ClaimError::PositionMaterial {
+                    found: pm.table_name(),
+                    material: text.clone(),
+                });
             }
         }
         Ok(())
+    }
+}
+
+/// A claim of a catalog that contradicts itself: one line, after the
+/// claim's id.
+#[derive(Debug)]
+enum ClaimError {
+    /// The id has characters other than lowercase letters, digits and `-`.
+    Id,
+    /// The filter's value means nothing.
+    Filter(FilterError),
+    /// The metric is DTR, in which no claim is stated.
+    Metric,
+    /// The metric `rule` with a check other than `none`.
+    RuleChecked,
+    /// A check without a material to run it on.
+    NoMaterial,
+    /// The material does not parse.
+    Material(Error),
+    /// The material is not written as Syzygy names it.
+    NotSyzygyName {
+        /// The material as written.
+        given: String,
+        /// Its Syzygy name.
+        syzygy: String,
+    },
+    /// The winner names neither side of the material.
+    Winner {
+        /// The material.
+        material: String,
+        /// One of its sides, for the message.
+        example: String,
+    },
+    /// The check's position (after its moves) is not a position.
+    Position(Error),
+    /// The check's position is of another material.
+    PositionMaterial {
+        /// The position's material.
+        found: String,
+        /// The claim's.
+        material: String,
+    },
+}
+
+impl fmt::Display for ClaimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClaimError::Id => f.write_str("ids are lowercase letters, digits and '-'"),
+            ClaimError::Filter(e) => fmt::Display::fmt(e, f),
+            ClaimError::Metric => f.write_str("metric must be dtz, dtc, dtm or rule"),
+            ClaimError::RuleChecked => f.write_str("metric \"rule\" goes with check kind \"none\""),
+            ClaimError::NoMaterial => f.write_str("a checkable claim needs a material"),
+            ClaimError::Material(e) | ClaimError::Position(e) => fmt::Display::fmt(e, f),
+            ClaimError::NotSyzygyName { given, syzygy } => write!(
+                f,
+                "material '{given}' is not in Syzygy naming; write '{syzygy}'"
+            ),
+            ClaimError::Winner { material, example } => write!(
+                f,
+                "winner must name one side of {material} exactly (e.g. '{example}')"
+            ),
+            ClaimError::PositionMaterial { found, material } => {
+                write!(f, "the position's material is {found}, not {material}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ClaimError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ClaimError::Filter(e) => Some(e),
+            ClaimError::Material(e) | ClaimError::Position(e) => Some(e),
+            _ => None,
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 
 //! rank, Troitsky's blockade, the 1982 KRP v KBP set-up).
 
-use std::sync::Arc;
+use std::{fmt, sync::Arc};
 
 use serde::{Deserialize, Serialize};
 use shakmaty::{Bitboard, Chess, Color, Position, Role, Square};
@@ -199,20 +199,50 @@ impl Filter {
         Arc::new(move |pos: &Chess| me.matches(pos))
     }
 
-    pub(super) fn validate(&self) -> std::result::Result<(), String> {
+    /// Checks the filter's values.
+    ///
+    /// # Errors
+    ///
+    /// [`FilterError`] for a rank no pawn stands on, or a flag set to
+    /// `false`.
+    pub(super) fn validate(&self) -> std::result::Result<(), FilterError> {
         match self {
-            Filter::PawnOnRelativeRank(r) if !(2..=7).contains(r) => Err(format!(
-                "pawn_on_relative_rank = {r}: pawns stand on ranks 2 to 7"
-            )),
+            Filter::PawnOnRelativeRank(r) if !(2..=7).contains(r) => Err(FilterError::PawnRank(*r)),
             Filter::KnightBlockadesPawnBehindTroitskyLine(false)
             | Filter::KrpKbpA2A3(false)
-            | Filter::BishopsOnOppositeColours(false) => {
-                Err("a filter flag must be `true` (leave the filter out otherwise)".into())
-            }
+            | Filter::BishopsOnOppositeColours(false) => Err(FilterError::FalseFlag),
             _ => Ok(()),
         }
     }
 }
+
+/// A filter of a catalog whose value means nothing: one line, after the
+/// claim's id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FilterError {
+    /// `pawn_on_relative_rank` names a rank outside 2 to 7.
+    PawnRank(u8),
+    /// A flag filter set to `false` (it is there to be `true`).
+    FalseFlag,
+}
+
+impl fmt::Display for FilterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FilterError::PawnRank(r) => {
+                write!(
+                    f,
+                    "pawn_on_relative_rank = {r}: pawns stand on ranks 2 to 7"
+                )
+            }
+            FilterError::FalseFlag => {
+                f.write_str("a filter flag must be `true` (leave the filter out otherwise)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FilterError {}
 
 #[cfg(test)]
 mod tests {

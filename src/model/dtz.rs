@@ -14,27 +14,9 @@
 
 use shakmaty::Role;
 
-use crate::chess::wdl::Wdl;
-
-/// A DTZ in plies, signed from the side to move: positive when it wins,
-/// negative when it loses, 0 for a draw (and for a side checkmated, which
-/// has no move left to count). Past 100 plies the 50-move rule turns a win
-/// into a cursed win, a loss into a blessed loss.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Dtz(pub i32);
-
-impl Dtz {
-    /// The five-valued result the DTZ implies (clock 0).
-    pub fn wdl(self) -> Wdl {
-        match (self.0.signum(), self.0.abs() <= 100) {
-            (0, _) => Wdl::Draw,
-            (1, true) => Wdl::Win,
-            (1, false) => Wdl::CursedWin,
-            (_, true) => Wdl::Loss,
-            (_, false) => Wdl::BlessedLoss,
-        }
-    }
-}
+/// The DTZ type, defined beside the evaluation it refines (the chess layer,
+/// below this one, takes it too).
+pub use crate::chess::wdl::Dtz;
 
 /// The moves the winner plays in a phase (or to mate) of `plies`: with the
 /// winner to move it plays the first ply and the last, `ceil(plies / 2)`;
@@ -57,6 +39,15 @@ pub struct RoundedDtz {
 }
 
 impl RoundedDtz {
+    /// The magnitude of `raw`, a signed value read rounded (not 0): the side
+    /// to move wins when it is positive.
+    pub fn of(raw: i32) -> RoundedDtz {
+        RoundedDtz {
+            plies: raw.abs(),
+            mover_wins: raw > 0,
+        }
+    }
+
     /// The magnitude under the parity rule: odd for the winner to move,
     /// even for the loser to move.
     pub fn by_parity(self) -> i32 {
@@ -86,6 +77,13 @@ impl RoundedDtz {
             self.plies + 1
         }
     }
+}
+
+/// The signed value the parity rule gives `raw`, a signed value read
+/// rounded: of `raw` and one ply further from zero, the one whose magnitude
+/// is odd for the winner to move, even for the loser.
+pub fn by_parity(raw: i32) -> i32 {
+    raw.signum() * RoundedDtz::of(raw).by_parity()
 }
 
 /// Whether every phase of a material, with the side of counts `loser`
@@ -129,6 +127,7 @@ pub fn phase_parity_is_natural(loser: &[u8; 6], winner: &[u8; 6]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::wdl::Wdl;
 
     /// The counts of `name`'s (White, Black) sides, by role.
     fn sides(name: &str) -> ([u8; 6], [u8; 6]) {
@@ -188,6 +187,7 @@ mod tests {
         assert_eq!(win(5).by_parity(), 5);
         assert_eq!(loss(4).by_parity(), 4);
         assert_eq!(loss(5).by_parity(), 6);
+        assert_eq!([4, 5, -4, -5].map(by_parity), [5, 5, -4, -6]);
         assert_eq!((win(4).search_target(), loss(4).search_target()), (4, 5));
         assert_eq!((win(4).by_search(true), win(4).by_search(false)), (4, 5));
         assert_eq!((loss(4).by_search(true), loss(4).by_search(false)), (5, 4));

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::chess::{
     rule::{Metric, Rule},
-    wdl::{Outcome, Wdl},
+    wdl::{Dtz, Outcome, Wdl},
 };
 
 /// What one legal move leads to.
@@ -18,8 +18,9 @@ pub struct MoveEval {
     pub san: String,
     /// WDL of the position after the move, for the side then to move.
     pub wdl: Wdl,
-    /// Exact DTZ of the position after the move, for the side then to move.
-    pub dtz: i32,
+    /// Exact DTZ of the position after the move, for the side then to move
+    /// (for a solver's answer, the depth in its metric).
+    pub dtz: Dtz,
     /// Whether the move is a capture or a pawn move.
     pub zeroing: bool,
     /// Present only when `dtz` (or `wdl`) is not exact: a tablebase
@@ -41,8 +42,9 @@ pub struct ProbeReport {
     pub material: String,
     /// Five-valued WDL (clock 0).
     pub wdl: Wdl,
-    /// Exact DTZ in plies, signed from the side to move.
-    pub dtz: i32,
+    /// Exact DTZ in plies, signed from the side to move (for a solver's
+    /// answer, the depth in its metric). Written as a number.
+    pub dtz: Dtz,
     /// The FEN's halfmove clock.
     pub halfmove_clock: u32,
     /// The result given that clock.

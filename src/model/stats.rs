@@ -8,7 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::chess::{
     rule::{Metric, Rule},
-    wdl::Wdl,
+    wdl::{Dtz, Wdl},
 };
 
 /// Counts of the five WDL classes.
@@ -99,6 +99,18 @@ impl Histogram {
     /// The largest non-empty bin.
     pub fn max(&self) -> Option<u32> {
         self.bins().last().map(|(p, _)| p)
+    }
+}
+
+impl FromIterator<(u32, u64)> for Histogram {
+    /// The histogram of the `(plies, count)` pairs, a pair's count added at
+    /// its plies as [`Histogram::add`] does.
+    fn from_iter<I: IntoIterator<Item = (u32, u64)>>(bins: I) -> Histogram {
+        let mut h = Histogram::default();
+        for (plies, n) in bins {
+            h.add(plies, n);
+        }
+        h
     }
 }
 
@@ -266,11 +278,11 @@ pub struct SideStats {
 pub const RULES_COUNTED: [u16; 4] = [50, 66, 75, 100];
 
 impl SideStats {
-    /// Records one position of class `wdl` with exact DTZ `dtz` (signed from
-    /// the side to move), standing for `orbit` raw placements.
-    pub fn record(&mut self, wdl: Wdl, dtz: i32, orbit: u32, fen: impl FnOnce() -> String) {
-        self.count(wdl, dtz, 1, u64::from(orbit));
-        self.longest.offer(wdl, dtz.unsigned_abs(), fen);
+    /// Records one position of class `wdl` with exact DTZ `dtz`, standing
+    /// for `orbit` raw placements.
+    pub fn record(&mut self, wdl: Wdl, dtz: Dtz, orbit: u32, fen: impl FnOnce() -> String) {
+        self.count(wdl, dtz.0, 1, u64::from(orbit));
+        self.longest.offer(wdl, dtz.plies(), fen);
     }
 
     /// Counts `n` positions of class `wdl` with exact DTZ `dtz`, standing for
@@ -379,6 +391,19 @@ pub struct ScanStats {
     pub shard: Option<Shard>,
 }
 
+/// Writes `key` into `map` when `value` is present, and nothing otherwise
+/// (the `skip_serializing_if = "Option::is_none"` of a derived field).
+fn entry_if_some<M: serde::ser::SerializeMap, T: Serialize>(
+    map: &mut M,
+    key: &str,
+    value: &Option<T>,
+) -> Result<(), M::Error> {
+    match value {
+        Some(v) => map.serialize_entry(key, v),
+        None => Ok(()),
+    }
+}
+
 /// A side as a document writes it: the histograms under the metric's name.
 struct SideView<'a> {
     side: &'a SideStats,
@@ -394,15 +419,9 @@ impl Serialize for SideView<'_> {
         map.serialize_entry("wdl", &side.wdl)?;
         map.serialize_entry(self.key, &side.dtz)?;
         map.serialize_entry("longest", &side.longest)?;
-        if let Some(w) = &side.won_under {
-            map.serialize_entry("won_under", w)?;
-        }
-        if let Some(l) = &side.lost_under {
-            map.serialize_entry("lost_under", l)?;
-        }
-        if let Some(r) = &side.raw {
-            map.serialize_entry("raw", r)?;
-        }
+        entry_if_some(&mut map, "won_under", &side.won_under)?;
+        entry_if_some(&mut map, "lost_under", &side.lost_under)?;
+        entry_if_some(&mut map, "raw", &side.raw)?;
         map.end()
     }
 }
@@ -416,18 +435,10 @@ impl Serialize for ScanStats {
         let mut map = s.serialize_map(None)?;
         map.serialize_entry("material", &self.material)?;
         map.serialize_entry("counting", &self.counting)?;
-        if let Some(e) = &self.engine {
-            map.serialize_entry("engine", e)?;
-        }
-        if let Some(r) = &self.rule {
-            map.serialize_entry("rule", r)?;
-        }
-        if let Some(m) = &self.metric {
-            map.serialize_entry("metric", m)?;
-        }
-        if let Some(b) = &self.build {
-            map.serialize_entry("build", b)?;
-        }
+        entry_if_some(&mut map, "engine", &self.engine)?;
+        entry_if_some(&mut map, "rule", &self.rule)?;
+        entry_if_some(&mut map, "metric", &self.metric)?;
+        entry_if_some(&mut map, "build", &self.build)?;
         map.serialize_entry(
             "white",
             &SideView {
@@ -442,9 +453,7 @@ impl Serialize for ScanStats {
                 key,
             },
         )?;
-        if let Some(sh) = &self.shard {
-            map.serialize_entry("shard", sh)?;
-        }
+        entry_if_some(&mut map, "shard", &self.shard)?;
         map.end()
     }
 }
@@ -502,10 +511,7 @@ mod tests {
 
     #[test]
     fn histogram_json_is_numeric_order() {
-        let mut h = Histogram::default();
-        h.add(100, 2);
-        h.add(3, 1);
-        h.add(11, 5);
+        let h = Histogram::from_iter([(100, 2), (3, 1), (11, 5)]);
         let s = serde_json::to_string(&h).unwrap();
         assert_eq!(s, r#"{"3":1,"11":5,"100":2}"#);
         let back: Histogram = serde_json::from_str(&s).unwrap();

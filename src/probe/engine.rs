@@ -44,6 +44,14 @@ struct Value {
     alt: Option<(Wdl, i32)>,
 }
 
+/// What the memo and the tables tell of a position before any search.
+enum Known {
+    /// Its exact DTZ.
+    Exact(i32),
+    /// Its key and its raw value, which may be rounded.
+    Raw(Key, MaybeRounded<i32>),
+}
+
 /// The result a DTZ implies (clock 0): [`Dtz::wdl`].
 fn wdl_of_dtz(dtz: i32) -> Wdl {
     Dtz(dtz).wdl()
@@ -167,7 +175,7 @@ impl Prober {
             MaybeRounded::Rounded(v) => (v, true),
         };
         if rounded && v.abs() == 100 {
-            return Ok(wdl_of_dtz(self.dtz(pos)?));
+            return Ok(self.dtz(pos)?.wdl());
         }
         Ok(wdl_of_dtz(v))
     }
@@ -177,8 +185,8 @@ impl Prober {
     /// # Errors
     ///
     /// As for [`Prober::wdl`].
-    pub fn dtz(&self, pos: &Chess) -> Result<i32> {
-        self.dtz_memo(pos, &mut DtzMemo::new())
+    pub fn dtz(&self, pos: &Chess) -> Result<Dtz> {
+        self.dtz_memo(pos, &mut DtzMemo::new()).map(Dtz)
     }
 
     /// [`Prober::dtz`] with a memo shared across calls. The memo is cleared
@@ -187,12 +195,12 @@ impl Prober {
     /// # Errors
     ///
     /// As for [`Prober::wdl`].
-    pub fn dtz_with(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<i32> {
+    pub fn dtz_with(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<Dtz> {
         if memo.exact.len() + memo.raw.len() > 20_000_000 {
             memo.exact.clear();
             memo.raw.clear();
         }
-        self.dtz_memo(pos, memo)
+        self.dtz_memo(pos, memo).map(Dtz)
     }
 
     /// The raw shakmaty-syzygy DTZ, which may be rounded (`n` meaning `n` or
@@ -232,15 +240,26 @@ impl Prober {
         Ok(v)
     }
 
-    fn dtz_memo(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<i32> {
+    /// The exact DTZ of `pos` where it is known already (a mate, or in
+    /// the memo), else its key and raw value: the start of both
+    /// [`Prober::dtz_memo`] and [`Prober::natural_dtz`].
+    fn known_or_raw(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<Known> {
         if pos.is_checkmate() {
-            return Ok(0);
+            return Ok(Known::Exact(0));
         }
         let k = key(pos);
         if let Some(v) = memo.exact.get(&k) {
-            return Ok(*v);
+            return Ok(Known::Exact(*v));
         }
-        let v = match self.raw_memo(pos, k, memo)? {
+        Ok(Known::Raw(k, self.raw_memo(pos, k, memo)?))
+    }
+
+    fn dtz_memo(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<i32> {
+        let (k, raw) = match self.known_or_raw(pos, memo)? {
+            Known::Exact(v) => return Ok(v),
+            Known::Raw(k, raw) => (k, raw),
+        };
+        let v = match raw {
             MaybeRounded::Precise(v) => v,
             MaybeRounded::Rounded(v) => {
                 let n = v.abs();
@@ -411,7 +430,11 @@ impl Prober {
                     Judged::Scores
                 } else if open {
                     // The successor's side wins when the mover loses.
-                    let natural = if (a % 2 == 1) == (sign < 0) { a } else { a + 1 };
+                    let natural = RoundedDtz {
+                        plies: a,
+                        mover_wins: sign < 0,
+                    }
+                    .by_parity();
                     Judged::Open {
                         likely: natural == need,
                     }
@@ -458,7 +481,7 @@ impl Prober {
             });
         }
         match self.dtz_with(pos, memo) {
-            Ok(dtz) => {
+            Ok(Dtz(dtz)) => {
                 let wdl = match &self.source {
                     Source::Files(_) => self.wdl(pos)?,
                     Source::Remote(_) => wdl_of_dtz(dtz),
@@ -520,7 +543,7 @@ impl Prober {
                 uci: UciMove::from_move(m, CastlingMode::Standard).to_string(),
                 san: SanPlus::from_move(pos.clone(), m).to_string(),
                 wdl,
-                dtz,
+                dtz: Dtz(dtz),
                 zeroing: m.is_zeroing(),
                 inexact: v.alt.map(|(w, d)| MoveInexact {
                     dtz_range: [dtz, d],
@@ -571,12 +594,12 @@ impl Prober {
         let root = self.value(pos, &mut memo)?;
         let moves = self.moves_with(pos, root.wdl.signum(), &mut memo)?;
         let clock = pos.halfmoves();
-        let outcome = outcome_with_clock(root.wdl, root.dtz, clock, mated);
+        let outcome = outcome_with_clock(root.wdl, Dtz(root.dtz), clock, mated);
         let inexact =
             (root.alt.is_some() || moves.iter().any(|m| m.inexact.is_some())).then(|| {
                 let alt_outcome = root
                     .alt
-                    .map(|(w, d)| outcome_with_clock(w, d, clock, mated));
+                    .map(|(w, d)| outcome_with_clock(w, Dtz(d), clock, mated));
                 NotExact {
                     exact: false,
                     dtz_range: root.alt.map(|(_, d)| [root.dtz, d]),
@@ -593,7 +616,7 @@ impl Prober {
                 .map(|m| m.to_string())
                 .unwrap_or_default(),
             wdl: root.wdl,
-            dtz: root.dtz,
+            dtz: Dtz(root.dtz),
             halfmove_clock: clock,
             outcome_with_clock: outcome,
             moves,
@@ -610,20 +633,9 @@ impl Prober {
     /// even for the loser): its exact DTZ unless the material lets the
     /// loser be forced into a zeroing move that keeps it lost.
     fn natural_dtz(&self, pos: &Chess, memo: &mut DtzMemo) -> Result<i32> {
-        if pos.is_checkmate() {
-            return Ok(0);
-        }
-        let k = key(pos);
-        if let Some(v) = memo.exact.get(&k) {
-            return Ok(*v);
-        }
-        Ok(match self.raw_memo(pos, k, memo)? {
-            MaybeRounded::Precise(v) => v,
-            MaybeRounded::Rounded(v) => {
-                let n = v.abs();
-                let odd = v > 0;
-                v.signum() * if (n % 2 == 1) == odd { n } else { n + 1 }
-            }
+        Ok(match self.known_or_raw(pos, memo)? {
+            Known::Exact(v) | Known::Raw(_, MaybeRounded::Precise(v)) => v,
+            Known::Raw(_, MaybeRounded::Rounded(v)) => dtz::by_parity(v),
         })
     }
 
@@ -1003,16 +1015,19 @@ mod tests {
     #[test]
     fn clock_edges() {
         // dtz + clock = 99, 100, 101 on both sides.
-        assert_eq!(outcome_with_clock(Wdl::Win, 10, 89, false), Outcome::Win);
-        assert_eq!(outcome_with_clock(Wdl::Win, 10, 90, false), Outcome::Win);
-        assert_eq!(outcome_with_clock(Wdl::Win, 10, 91, false), Outcome::Draw);
-        assert_eq!(outcome_with_clock(Wdl::Loss, -10, 89, false), Outcome::Loss);
-        assert_eq!(outcome_with_clock(Wdl::Loss, -10, 90, false), Outcome::Loss);
-        assert_eq!(outcome_with_clock(Wdl::Loss, -10, 91, false), Outcome::Draw);
-        assert_eq!(
-            outcome_with_clock(Wdl::CursedWin, 101, 0, false),
-            Outcome::Draw
-        );
-        assert_eq!(outcome_with_clock(Wdl::Loss, 0, 120, true), Outcome::Loss);
+        let cases = [
+            (Wdl::Win, 10, 89, false, Outcome::Win),
+            (Wdl::Win, 10, 90, false, Outcome::Win),
+            (Wdl::Win, 10, 91, false, Outcome::Draw),
+            (Wdl::Loss, -10, 89, false, Outcome::Loss),
+            (Wdl::Loss, -10, 90, false, Outcome::Loss),
+            (Wdl::Loss, -10, 91, false, Outcome::Draw),
+            (Wdl::CursedWin, 101, 0, false, Outcome::Draw),
+            (Wdl::Loss, 0, 120, true, Outcome::Loss),
+        ];
+        for (wdl, dtz, clock, mated, want) in cases {
+            let got = outcome_with_clock(wdl, Dtz(dtz), clock, mated);
+            assert_eq!(got, want, "{wdl:?} DTZ {dtz} clock {clock}");
+        }
     }
 }

@@ -24,7 +24,9 @@ impl LineOracle for ProbeOracle<'_> {
     fn depth(&self, pos: &Chess) -> Result<i32> {
         // The line's memo: a fresh one would prove the start's value
         // again, its own way, and might ask for positions the proof did not.
-        self.prober.dtz_with(pos, &mut self.memo.borrow_mut())
+        self.prober
+            .dtz_with(pos, &mut self.memo.borrow_mut())
+            .map(|d| d.0)
     }
 
     fn best_move(&self, pos: &Chess) -> Result<Option<(Move, i32)>> {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use shakmaty::{Color, Position, Role};
+use shakmaty::{Board, Color, File, Piece, Position, Rank, Role, Square};
 
 use crate::{chess::position::parse_fen, error::Result};
 
@@ -21,6 +21,21 @@ fn glyph(role: Role) -> char {
     }
 }
 
+/// The rows of a diagram of `board`, the eighth rank first: each rank's
+/// number (1 to 8), and its squares from the a-file on with what stands
+/// there.
+fn rows(
+    board: &Board,
+) -> impl Iterator<Item = (u32, impl Iterator<Item = (Square, Option<Piece>)> + '_)> + '_ {
+    (0..8u32).rev().map(move |rank| {
+        let cells = (0..8u32).map(move |file| {
+            let sq = Square::from_coords(File::new(file), Rank::new(rank));
+            (sq, board.piece_at(sq))
+        });
+        (rank + 1, cells)
+    })
+}
+
 /// A board diagram as an HTML table of Unicode chess glyphs, with the side
 /// to move and the FEN as caption.
 ///
@@ -29,15 +44,12 @@ fn glyph(role: Role) -> char {
 /// [`crate::Error::Fen`] / [`crate::Error::Position`] for an unusable FEN.
 pub fn board_html(fen: &str, caption: &str) -> Result<String> {
     let pos = parse_fen(fen)?;
-    let board = pos.board();
     let mut out = String::from("<figure class=\"board\"><table>");
-    for rank in (0..8u32).rev() {
-        let _ = write!(out, "<tr><th>{}</th>", rank + 1);
-        for file in 0..8u32 {
-            let sq =
-                shakmaty::Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(rank));
+    for (rank, cells) in rows(pos.board()) {
+        let _ = write!(out, "<tr><th>{rank}</th>");
+        for (sq, piece) in cells {
             let shade = if sq.is_dark() { "d" } else { "l" };
-            match board.piece_at(sq) {
+            match piece {
                 Some(p) => {
                     let cls = if p.color == Color::White { "w" } else { "b" };
                     let _ = write!(
@@ -77,15 +89,12 @@ pub fn board_html(fen: &str, caption: &str) -> Result<String> {
 /// As for [`board_html`].
 pub fn board_text(fen: &str) -> Result<String> {
     let pos = parse_fen(fen)?;
-    let board = pos.board();
     let mut out = String::from("  +-----------------+\n");
-    for rank in (0..8u32).rev() {
-        let _ = write!(out, "{} |", rank + 1);
-        for file in 0..8u32 {
-            let sq =
-                shakmaty::Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(rank));
-            let c = board.piece_at(sq).map_or('.', |p| p.char());
-            let _ = write!(out, " {c}");
+    for (rank, cells) in rows(pos.board()) {
+        let _ = write!(out, "{rank} |");
+        for (_, piece) in cells {
+            out.push(' ');
+            out.push(piece.map_or('.', |p| p.char()));
         }
         out.push_str(" |\n");
     }

@@ -56,6 +56,30 @@ fn totals(census: &Census) -> Result<Vec<Totals>> {
         .collect()
 }
 
+/// The materials that lose wins to the 50-move or the 100-move rule, the
+/// most lost at 50 first (then by name): the rows of the table of the
+/// share each rule loses, in Markdown and in HTML alike.
+fn losing(totals: &[Totals]) -> Vec<&Totals> {
+    most_lost_first(
+        totals
+            .iter()
+            .filter(|t| t.lost[3] > 0 || t.lost[0] > 0)
+            .collect(),
+        0,
+    )
+}
+
+/// `rows` sorted by the wins they lose under the `rule`th rule of
+/// [`RULES_COUNTED`], most first, then by name.
+fn most_lost_first(mut rows: Vec<&Totals>, rule: usize) -> Vec<&Totals> {
+    rows.sort_by(|a, b| {
+        b.lost[rule]
+            .cmp(&a.lost[rule])
+            .then_with(|| a.material.cmp(&b.material))
+    });
+    rows
+}
+
 /// The DTR of every win of the census, summed over materials and sides.
 fn all_wins_by_dtr(census: &Census) -> Histogram {
     let mut h = Histogram::default();
@@ -182,31 +206,10 @@ fn charts(census: &Census, totals: &[Totals]) -> Result<Vec<Chart>> {
 /// Said where no rule of the census cuts a win short.
 const NO_RULE_LOSES: &str = "No rule of 50 moves or more cuts any win of this census short.";
 
-/// The materials that lose wins at 50 or at 100 moves, most lost at 50
-/// first (then by name, so that the order does not depend on the run's).
-fn losing(totals: &[Totals]) -> Vec<&Totals> {
-    let mut losing: Vec<&Totals> = totals
-        .iter()
-        .filter(|t| t.lost[3] > 0 || t.lost[0] > 0)
-        .collect();
-    losing.sort_by(|a, b| {
-        b.lost[0]
-            .cmp(&a.lost[0])
-            .then_with(|| a.material.cmp(&b.material))
-    });
-    losing
-}
-
-/// The materials that lose wins under rule `i` of the census's rules, most
-/// lost first, then by name.
+/// The materials that lose wins under the `i`th rule of [`RULES_COUNTED`],
+/// most lost first, then by name.
 fn ranked_by_lost(totals: &[Totals], i: usize) -> Vec<&Totals> {
-    let mut ranked: Vec<&Totals> = totals.iter().filter(|t| t.lost[i] > 0).collect();
-    ranked.sort_by(|a, b| {
-        b.lost[i]
-            .cmp(&a.lost[i])
-            .then_with(|| a.material.cmp(&b.material))
-    });
-    ranked
+    most_lost_first(totals.iter().filter(|t| t.lost[i] > 0).collect(), i)
 }
 
 /// A Markdown line for HTML: escaped, its `code` spans as `<code>` (the
@@ -393,32 +396,84 @@ Positions are counted as the Syzygy generator counts them (symmetry-reduced; the
 a side's wins are the positions it wins with the move. The rules: 50 moves (FIDE 9.3), 66 (the moves KRB v KR was believed to need in 1928, when it was allowed twice that), \
 75 (the automatic draw, FIDE 9.6.2, and the 1989 allowance) and 100 (the 1982 allowance).";
 
-/// `census.md`, its charts referenced as the SVG files beside it.
-///
-/// # Errors
-///
-/// [`Error::Usage`] for a row that is not a DTR document.
-pub fn markdown(
-    census: &Census,
-    lists: &[ListInCensus],
-    generated_by: &str,
-    charts: &[Chart],
-) -> Result<String> {
-    let totals = totals(census)?;
+/// The census's two pages, `census.md` and `census.html`: the census and
+/// the lists set against it, the command that made them, and what both
+/// pages show of it (the totals and the charts), worked out once.
+pub struct CensusPages<'a> {
+    census: &'a Census,
+    lists: &'a [ListInCensus],
+    generated_by: &'a str,
+    totals: Vec<Totals>,
+    charts: Vec<Chart>,
+}
+
+impl<'a> CensusPages<'a> {
+    /// The pages of `census` and `lists`, made by the command
+    /// `generated_by`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Usage`] for a row that is not a DTR document;
+    /// [`Error::Chart`] if plotters fails.
+    pub fn new(
+        census: &'a Census,
+        lists: &'a [ListInCensus],
+        generated_by: &'a str,
+    ) -> Result<CensusPages<'a>> {
+        let totals = totals(census)?;
+        let charts = charts(census, &totals)?;
+        Ok(CensusPages {
+            census,
+            lists,
+            generated_by,
+            totals,
+            charts,
+        })
+    }
+
+    /// The charts, each with its file name and title, and its SVG.
+    pub fn charts(&self) -> &[(&'static str, String, String)] {
+        &self.charts
+    }
+
+    /// `census.md`, its charts referenced as the SVG files beside it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Usage`] for a row that is not a DTR document.
+    pub fn markdown(&self) -> Result<String> {
+        markdown(self)
+    }
+
+    /// The self-contained `census.html`: the same as the Markdown, its
+    /// charts inline.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Usage`] for a row that is not a DTR document.
+    pub fn html(&self) -> Result<String> {
+        html(self)
+    }
+}
+
+/// [`CensusPages::markdown`].
+fn markdown(pages: &CensusPages<'_>) -> Result<String> {
+    let (census, totals) = (pages.census, &pages.totals);
     let mut md = String::from("# fiftymove census: where move-limit rules cut wins short\n\n");
     let _ = writeln!(
         md,
-        "Generated by `{generated_by}`. {}\n",
+        "Generated by `{}`. {}\n",
+        pages.generated_by,
         builds_sentence(census)
     );
     let _ = writeln!(md, "{INTRO}\n");
     md.push_str("## Headline\n\n");
-    for line in headline(census, &totals)? {
+    for line in headline(census, totals)? {
         let _ = writeln!(md, "- {line}");
     }
     md.push('\n');
     md.push_str("## The share of wins each rule loses\n\n");
-    let losing = losing(&totals);
+    let losing = losing(totals);
     if losing.is_empty() {
         let _ = writeln!(md, "{NO_RULE_LOSES}\n");
     } else {
@@ -436,12 +491,12 @@ pub fn markdown(
             totals.len() - losing.len()
         );
     }
-    for (file, title, _) in charts {
+    for (file, title, _) in &pages.charts {
         let _ = writeln!(md, "![{title}]({file})\n");
     }
     for (i, n) in [(0, 50), (2, 75)] {
         let _ = writeln!(md, "## The endgames ranked by wins lost at {n} moves\n");
-        let ranked = ranked_by_lost(&totals, i);
+        let ranked = ranked_by_lost(totals, i);
         if ranked.is_empty() {
             let _ = writeln!(md, "The {n}-move rule cuts no win of this census short.\n");
             continue;
@@ -464,7 +519,7 @@ pub fn markdown(
         md,
         "Each list named endgames allowed more than the {RULE_IN_FORCE}-move rule then in force. Wins here are the named winner's, whoever is to move.\n"
     );
-    for list in lists {
+    for list in pages.lists {
         let _ = writeln!(md, "### {}\n", list.year);
         let _ = writeln!(md, "| {} |", LIST_HEADER.join(" | "));
         let _ = writeln!(md, "|---|---|---:|---:|---:|---:|---|");
@@ -483,19 +538,9 @@ pub fn markdown(
     Ok(md)
 }
 
-/// The self-contained `census.html`: the same as the Markdown, its charts
-/// inline.
-///
-/// # Errors
-///
-/// [`Error::Usage`] for a row that is not a DTR document.
-pub fn html(
-    census: &Census,
-    lists: &[ListInCensus],
-    generated_by: &str,
-    charts: &[Chart],
-) -> Result<String> {
-    let totals = totals(census)?;
+/// [`CensusPages::html`].
+fn html(pages: &CensusPages<'_>) -> Result<String> {
+    let (census, totals) = (pages.census, &pages.totals);
     let mut h = String::from("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
     let _ = write!(
         h,
@@ -505,20 +550,20 @@ pub fn html(
     let _ = write!(
         h,
         "<p>Generated by <code>{}</code>. {}</p><p>{}</p>",
-        esc(generated_by),
+        esc(pages.generated_by),
         esc(&builds_sentence(census)),
         esc(INTRO)
     );
     h.push_str("<h2>Headline</h2><ul>");
-    for line in headline(census, &totals)? {
+    for line in headline(census, totals)? {
         let _ = write!(h, "<li>{}</li>", code_spans(&line));
     }
     h.push_str("</ul><h2>The share of wins each rule loses</h2><div class=\"charts\">");
-    for (_, _, svg) in charts {
+    for (_, _, svg) in &pages.charts {
         h.push_str(&inline_svg(svg));
     }
     h.push_str("</div>");
-    let losing = losing(&totals);
+    let losing = losing(totals);
     if losing.is_empty() {
         let _ = write!(h, "<p>{}</p>", esc(NO_RULE_LOSES));
     } else {
@@ -540,7 +585,7 @@ pub fn html(
     }
     for (i, n) in [(0, 50), (2, 75)] {
         let _ = write!(h, "<h2>The endgames ranked by wins lost at {n} moves</h2>");
-        let ranked = ranked_by_lost(&totals, i);
+        let ranked = ranked_by_lost(totals, i);
         if ranked.is_empty() {
             let _ = write!(
                 h,
@@ -566,7 +611,7 @@ pub fn html(
         h,
         "<p>Each list named endgames allowed more than the {RULE_IN_FORCE}-move rule then in force. Wins here are the named winner's, whoever is to move.</p>"
     );
-    for list in lists {
+    for list in pages.lists {
         let _ = write!(h, "<h3>{}</h3><table class=\"claims\"><tr>", list.year);
         for head in LIST_HEADER {
             let _ = write!(h, "<th>{}</th>", esc(head));
@@ -610,8 +655,7 @@ pub fn write_census(
         path: dir.to_path_buf(),
         error,
     })?;
-    let totals = totals(census)?;
-    let charts = charts(census, &totals)?;
+    let pages = CensusPages::new(census, lists, generated_by)?;
     let mut written = Vec::new();
     let mut put = |name: &str, bytes: &[u8]| -> Result<()> {
         let path = dir.join(name);
@@ -625,16 +669,10 @@ pub fn write_census(
     })?;
     put("census.json", &json)?;
     put("census.csv", summary::csv(census)?.as_bytes())?;
-    for (file, _, svg) in &charts {
+    for (file, _, svg) in pages.charts() {
         put(file, svg.as_bytes())?;
     }
-    put(
-        "census.md",
-        markdown(census, lists, generated_by, &charts)?.as_bytes(),
-    )?;
-    put(
-        "census.html",
-        html(census, lists, generated_by, &charts)?.as_bytes(),
-    )?;
+    put("census.md", pages.markdown()?.as_bytes())?;
+    put("census.html", pages.html()?.as_bytes())?;
     Ok(written)
 }

@@ -4,7 +4,7 @@
 
 use plotters::{coord::types::RangedCoordf64, prelude::*, style::text_anchor};
 
-use super::charts::{log_chart_svg, plot_err, Axes};
+use super::charts::{draw_legend, framed, log_chart_svg, plot_err, Axes, BLUE};
 use crate::{error::Result, model::Histogram};
 
 /// One series of a bar chart: its label, colour and one value per row.
@@ -21,7 +21,7 @@ pub struct Series<'a> {
 pub const RULE_COLORS: [RGBColor; 4] = [
     RGBColor(200, 60, 40),
     RGBColor(230, 150, 30),
-    RGBColor(46, 110, 180),
+    BLUE,
     RGBColor(90, 150, 80),
 ];
 
@@ -48,12 +48,7 @@ pub fn horizontal_bars_svg(
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (760, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(96)
+        let mut chart = framed(&root, title, 96)?
             .build_cartesian_2d(
                 (least..most * 2.0).log_scale(),
                 -0.5f64..(rows as f64 - 0.5),
@@ -94,14 +89,7 @@ pub fn horizontal_bars_svg(
                     Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled())
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 12))
-            .draw()
-            .map_err(plot_err)?;
+        draw_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         // The names, right-aligned against the axis: drawn on the whole
         // picture, where the plotting area would clip them.
         let style = TextStyle::from(("sans-serif", 12).into_font()).pos(text_anchor::Pos::new(
@@ -148,17 +136,16 @@ pub fn dtr_distribution_svg(h: &Histogram, title: &str) -> Result<String> {
         y_desc: "wins (log scale)",
     };
     log_chart_svg(title, axes, |chart| {
-        let blue = RGBColor(46, 110, 180);
         chart
             .draw_series(h.bins().map(|(d, n)| {
                 Rectangle::new(
                     [(f64::from(d) - 0.45, 0.5), (f64::from(d) + 0.45, n as f64)],
-                    blue.filled(),
+                    BLUE.filled(),
                 )
             }))
             .map_err(plot_err)?
             .label("wins by DTR")
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], blue.filled()));
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], BLUE.filled()));
         for (n, color) in crate::model::RULES_COUNTED.iter().zip(RULE_COLORS) {
             let plies = 2.0 * f64::from(*n);
             let style = color.stroke_width(2);

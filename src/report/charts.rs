@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use plotters::{
-    coord::{combinators::LogCoord, types::RangedCoordf64},
+    coord::{combinators::LogCoord, types::RangedCoordf64, Shift},
     prelude::*,
 };
 
@@ -26,6 +26,10 @@ pub enum HistKind {
     MateLoss,
 }
 
+/// The blue of wins that no rule cuts short, of mates, and of the charts
+/// with a single series.
+pub(super) const BLUE: RGBColor = RGBColor(46, 110, 180);
+
 pub(super) fn plot_err(e: impl std::error::Error + Send + Sync + 'static) -> Error {
     Error::Chart(Box::new(e))
 }
@@ -37,6 +41,40 @@ pub(super) struct Axes {
     pub(super) max_y: f64,
     pub(super) x_desc: &'static str,
     pub(super) y_desc: &'static str,
+}
+
+/// Draws the legend of `chart`'s labelled series at `position`, in the
+/// style every chart of the reports shares.
+pub(super) fn draw_legend<'a, 'b: 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
+    position: SeriesLabelPosition,
+) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 12))
+        .draw()
+        .map_err(plot_err)
+}
+
+/// A chart's builder on `root`, filled white first, in the frame every
+/// chart of the reports has: `title` as caption, the margin, room for the
+/// x axis's labels, and `y_labels` pixels for the y axis's.
+pub(super) fn framed<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: &str,
+    y_labels: u32,
+) -> Result<ChartBuilder<'a, 'static, SVGBackend<'b>>> {
+    root.fill(&WHITE).map_err(plot_err)?;
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(y_labels);
+    Ok(builder)
 }
 
 /// A chart drawn by `draw` in the frame every chart here shares.
@@ -54,12 +92,7 @@ pub(super) fn log_chart_svg(
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (720, 300)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(64)
+        let mut chart = framed(&root, title, 64)?
             .build_cartesian_2d(axes.x, (0.5f64..axes.max_y * 2.0).log_scale())
             .map_err(plot_err)?;
         chart
@@ -78,14 +111,7 @@ pub(super) fn log_chart_svg(
             .draw()
             .map_err(plot_err)?;
         draw(&mut chart)?;
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 12))
-            .draw()
-            .map_err(plot_err)?;
+        draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         root.present().map_err(plot_err)?;
     }
     Ok(svg)
@@ -114,7 +140,7 @@ pub fn histogram_svg(h: &Histogram, title: &str, kind: HistKind) -> Result<Strin
     log_chart_svg(title, axes, |chart| {
         let (plain, cursed, plain_label, cursed_label) = match kind {
             HistKind::Win => (
-                RGBColor(46, 110, 180),
+                BLUE,
                 RGBColor(230, 120, 20),
                 "win",
                 "cursed win (> 100 plies)",
@@ -126,7 +152,7 @@ pub fn histogram_svg(h: &Histogram, title: &str, kind: HistKind) -> Result<Strin
                 "blessed loss (> 100 plies)",
             ),
             // Mate distances know no rule: one colour.
-            HistKind::MateWin => (RGBColor(46, 110, 180), RGBColor(46, 110, 180), "mate", ""),
+            HistKind::MateWin => (BLUE, BLUE, "mate", ""),
             HistKind::MateLoss => (RGBColor(180, 50, 50), RGBColor(180, 50, 50), "mated", ""),
         };
         let split = if mate { u32::MAX } else { 100 };
@@ -203,18 +229,17 @@ pub fn wins_lost_svg(dtr: &Histogram, wins: u64, title: &str) -> Result<String> 
         y_desc: "wins cut short (log scale)",
     };
     log_chart_svg(title, axes, |chart| {
-        let blue = RGBColor(46, 110, 180);
         // Where no win is cut short the count is 0, below the log axis: the
         // curve stops there.
         chart
             .draw_series(LineSeries::new(
                 lost.iter().copied().filter(|(_, y)| *y >= 1.0),
-                blue.stroke_width(2),
+                BLUE.stroke_width(2),
             ))
             .map_err(plot_err)?
             .label("wins whose DTR exceeds 2N plies")
             .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 12, y)], blue.stroke_width(2))
+                PathElement::new(vec![(x, y), (x + 12, y)], BLUE.stroke_width(2))
             });
         for n in RULES_COUNTED.iter().filter(|n| **n != 66) {
             let style = BLACK.stroke_width(1);

@@ -304,18 +304,20 @@ pub fn write_report(dir: &Path, input: &ReportInput) -> Result<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::wdl::Wdl;
+    use crate::chess::wdl::{Dtz, Wdl};
 
     fn sample() -> ScanStats {
         let mut s = ScanStats::new("KRBvKR", false);
-        s.white
-            .record(Wdl::Win, 3, 8, || "8/8/8/8/8/8/8/R3K2k w - - 0 1".into());
-        s.white.record(Wdl::CursedWin, 117, 8, || {
+        s.white.record(Wdl::Win, Dtz(3), 8, || {
             "8/8/8/8/8/8/8/R3K2k w - - 0 1".into()
         });
-        s.white.record(Wdl::Draw, 0, 8, String::new);
-        s.black
-            .record(Wdl::Loss, -2, 8, || "8/8/8/8/8/8/8/R3K2k b - - 0 1".into());
+        s.white.record(Wdl::CursedWin, Dtz(117), 8, || {
+            "8/8/8/8/8/8/8/R3K2k w - - 0 1".into()
+        });
+        s.white.record(Wdl::Draw, Dtz(0), 8, String::new);
+        s.black.record(Wdl::Loss, Dtz(-2), 8, || {
+            "8/8/8/8/8/8/8/R3K2k b - - 0 1".into()
+        });
         s
     }
 

@@ -10,7 +10,7 @@ use shakmaty::{Chess, Color, Position};
 use crate::{
     chess::material::Material,
     chess::position::fen_of,
-    chess::wdl::Wdl,
+    chess::wdl::{Dtz, Wdl},
     error::Result,
     model::enumerate::{Enumerator, Placement, WorkItem},
     model::{ScanStats, Shard},
@@ -134,7 +134,7 @@ pub fn scan_with_prober(
                 continue;
             }
             let evaluated = if pos.is_checkmate() {
-                Ok((Wdl::Loss, 0))
+                Ok((Wdl::Loss, Dtz(0)))
             } else {
                 prober
                     .wdl(&pos)

@@ -18,14 +18,7 @@ pub fn closure(material: &Material) -> Vec<Material> {
         .into_iter()
         .map(|name| name.parse::<Material>().expect("closure names parse"))
         .collect();
-    all.sort_by_key(|m| {
-        let pawns = m
-            .pieces()
-            .iter()
-            .filter(|p| p.role == shakmaty::Role::Pawn)
-            .count();
-        (m.piece_count(), pawns, m.table_name())
-    });
+    all.sort_by_key(Material::size_order_key);
     all
 }
 

@@ -53,7 +53,7 @@ use super::{
     drive::{drive, first_look, FirstLook, Loaded, Retrograde},
     exits::Exits,
     layout::{Layout, Squares, MAX_PIECES},
-    levels::{Levels, BLOCK},
+    levels::{zero_words, Levels, BLOCK},
     progress::Progress,
     retract::{each_predecessor, prefetch, side},
     spill::{Record, Spill},
@@ -127,9 +127,7 @@ fn has(word: u64, code: u8) -> bool {
 impl Nibbles {
     fn new(entries: usize) -> Nibbles {
         Nibbles {
-            words: (0..entries.div_ceil(16))
-                .map(|_| AtomicU64::new(0))
-                .collect(),
+            words: zero_words(entries.div_ceil(16)),
         }
     }
 

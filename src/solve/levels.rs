@@ -14,6 +14,11 @@ use std::sync::{
 /// Entries per block.
 pub(crate) const BLOCK: usize = 4096;
 
+/// `n` zero words that many threads may set bits of at once.
+pub(crate) fn zero_words(n: usize) -> Vec<AtomicU64> {
+    (0..n).map(|_| AtomicU64::new(0)).collect()
+}
+
 /// A set of blocks, set from many threads at once.
 pub(crate) struct BlockSet {
     words: Vec<AtomicU64>,
@@ -22,9 +27,7 @@ pub(crate) struct BlockSet {
 impl BlockSet {
     fn new(blocks: usize) -> BlockSet {
         BlockSet {
-            words: (0..blocks.div_ceil(64))
-                .map(|_| AtomicU64::new(0))
-                .collect(),
+            words: zero_words(blocks.div_ceil(64)),
         }
     }
 

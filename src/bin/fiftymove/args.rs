@@ -86,6 +86,18 @@ pub enum LineFormat {
     Json,
 }
 
+/// `--out` and `--raw` of `scan` and `solve`: where the statistics document
+/// goes, and whether it counts raw placements too.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DocumentChoice {
+    /// Write the JSON result to FILE (atomically) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Also count raw legal placements, without symmetry reduction.
+    #[arg(long)]
+    pub raw: bool,
+}
+
 /// `--rule` and `--metric` of `probe` and `line`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct SolveChoice {
@@ -174,12 +186,8 @@ pub enum Command {
         /// Compute only part K of N (1-based), for `merge` to sum later.
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
-        /// Write the JSON result to FILE (atomically) instead of stdout.
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-        /// Also count raw legal placements, without symmetry reduction.
-        #[arg(long)]
-        raw: bool,
+        #[command(flatten)]
+        document: DocumentChoice,
         /// The engine.
         #[arg(long, value_enum, default_value = "sweep")]
         engine: Engine,
@@ -209,12 +217,8 @@ pub enum Command {
         /// Count only part K of N (1-based), for `merge` to sum later.
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
-        /// Write the JSON result to FILE (atomically) instead of stdout.
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-        /// Also count raw legal placements, without symmetry reduction.
-        #[arg(long)]
-        raw: bool,
+        #[command(flatten)]
+        document: DocumentChoice,
         /// Print the closure in solving order instead of solving: per
         /// material, its name, memory bound in bytes, `cached` or `todo`
         /// (in the cache for this rule and metric or not), and the

@@ -39,7 +39,7 @@ use fiftymove::{
 };
 use indicatif::{ProgressBar, ProgressStyle};
 
-use args::{Command, LineFormat, RawArgs};
+use args::{Command, DocumentChoice, LineFormat, RawArgs};
 
 /// Why a run stopped early.
 enum Stop {
@@ -310,8 +310,7 @@ fn run(raw: RawArgs) -> RunResult {
         Command::Scan {
             materials,
             shard,
-            out: out_file,
-            raw,
+            document: DocumentChoice { out: out_file, raw },
             engine,
             plan: show_plan,
         } => {
@@ -330,8 +329,7 @@ fn run(raw: RawArgs) -> RunResult {
             rule,
             metric,
             shard,
-            out: out_file,
-            raw,
+            document: DocumentChoice { out: out_file, raw },
             plan: show_plan,
         } => {
             let cmd = scan_cmd::SolveCommand::validate(

@@ -98,7 +98,7 @@ pub fn probe_text(out: &mut impl Write, r: &ProbeReport) -> io::Result<()> {
             out,
             "{:<9} {} plies (exact)",
             metric.to_uppercase(),
-            signed(r.dtz)
+            signed(r.dtz.0)
         )?,
     }
     match ne.and_then(|n| n.outcome_range) {
@@ -126,7 +126,7 @@ pub fn probe_text(out: &mut impl Write, r: &ProbeReport) -> io::Result<()> {
         // A value that is not exact: "n|n+1" (n or n+1 plies).
         let dtz = match &m.inexact {
             Some(i) => format!("{}|{}", signed(i.dtz_range[0]), signed(i.dtz_range[1])),
-            None => signed(m.dtz),
+            None => signed(m.dtz.0),
         };
         writeln!(
             out,

@@ -33,7 +33,7 @@ impl Verifier<'_> {
         } else {
             prober.wdl(&pos)?
         };
-        let dtz = prober.dtz(&pos)?;
+        let dtz = prober.dtz(&pos)?.0;
         let winner = match wdl.signum() {
             1 => Some(pos.turn()),
             -1 => Some(!pos.turn()),

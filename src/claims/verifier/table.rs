@@ -323,7 +323,7 @@ impl Verifier<'_> {
         }
         let Some(found) = found else { return Ok(None) };
         let (pos, wdl) = found?;
-        let dtz = self.prober.dtz(&pos)?.unsigned_abs();
+        let dtz = self.prober.dtz(&pos)?.plies();
         let fen = fen_of(&pos);
         let line = if wdl == Wdl::Draw {
             None
@@ -443,18 +443,12 @@ fn moves_verdict(
     wins: u64,
     ev: &mut Evidence,
 ) -> Verdict {
-    let over_hi: u64 = ev
+    // The bounds on the positions over the limit, summed over the sides.
+    let [over_lo, over_hi] = ev
         .sides
         .iter()
         .filter_map(|s| s.over_limit)
-        .map(|[_, hi]| hi)
-        .sum();
-    let over_lo: u64 = ev
-        .sides
-        .iter()
-        .filter_map(|s| s.over_limit)
-        .map(|[lo, _]| lo)
-        .sum();
+        .fold([0u64; 2], |[lo, hi], [l, h]| [lo + l, hi + h]);
     ev.claimed_moves = Some(moves);
     ev.observed_moves = bounds;
     ev.supporting = Some(wins.saturating_sub(over_hi));
@@ -547,10 +541,7 @@ mod tests {
 
     #[test]
     fn over_limit_bounds() {
-        let mut h = Histogram::default();
-        h.add(50, 3);
-        h.add(99, 2);
-        h.add(117, 1);
+        let h = Histogram::from_iter([(50, 3), (99, 2), (117, 1)]);
         assert_eq!(over_limit(&h, 60), [2, 3]);
         // 117 is 117 or 17 plies.
         assert_eq!(over_limit(&h, 100), [0, 1]);

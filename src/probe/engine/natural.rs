@@ -38,7 +38,7 @@ use shakmaty::{Chess, Position};
 use shakmaty_syzygy::MaybeRounded;
 
 use super::{key, zeroing_score, DtzMemo, Key, Prober};
-use crate::error::Result;
+use crate::{error::Result, model::dtz::by_parity as natural};
 
 /// A proof number too large to matter: the goal failed.
 const FAILED: u64 = u64::MAX;
@@ -404,14 +404,6 @@ impl<'a> NaturalProof<'a> {
     }
 }
 
-/// The value natural parity gives a raw one: odd for the winner to move,
-/// even for the loser (of `n` and `n + 1`, the one that fits).
-fn natural(raw: i32) -> i32 {
-    let n = raw.abs();
-    let odd = raw > 0;
-    raw.signum() * if (n % 2 == 1) == odd { n } else { n + 1 }
-}
-
 #[cfg(test)]
 mod tests {
     //! The independent source: the exact search on the table files
@@ -507,7 +499,7 @@ mod tests {
                     _ => continue,
                 };
                 roots += 1;
-                let exact = prober.dtz_with(&pos, &mut exact_memo).unwrap();
+                let exact = prober.dtz_with(&pos, &mut exact_memo).unwrap().0;
                 let mut memo = DtzMemo::new();
                 let mut proof = NaturalProof::new(&prober, HashMap::new());
                 let proven = proof.prove(&pos, &mut memo).unwrap();
@@ -519,7 +511,7 @@ mod tests {
                 assert_eq!(memo.exact.contains_key(&key(&pos)), proven, "{fen}");
                 for goal in &proof.goals {
                     if let Some(v) = memo.exact.get(&key(&goal.pos)) {
-                        let want = prober.dtz_with(&goal.pos, &mut exact_memo).unwrap();
+                        let want = prober.dtz_with(&goal.pos, &mut exact_memo).unwrap().0;
                         let at = crate::chess::position::fen_of(&goal.pos);
                         assert_eq!(*v, want, "{at} (from {fen})");
                         checked += 1;

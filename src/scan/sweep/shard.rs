@@ -20,7 +20,7 @@ use super::{
 };
 use crate::{
     chess::position::fen_of,
-    chess::wdl::Wdl,
+    chess::wdl::{Dtz, Wdl},
     error::{Error, Result},
     model::enumerate::{Enumerator, WorkItem},
     model::ScanStats,
@@ -144,7 +144,9 @@ fn record(
             }
         };
         part.side_mut(turn)
-            .record(wdl, mag, placement.orbit_size, || fen_of(&pos));
+            .record(wdl, Dtz(wdl.signum() * mag), placement.orbit_size, || {
+                fen_of(&pos)
+            });
     }
     Ok(())
 }

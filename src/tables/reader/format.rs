@@ -306,7 +306,8 @@ pub(crate) fn parse(
                 let nibble = if side == 0 { b & 0xf } else { b >> 4 };
                 pieces.push(nibble_to_piece(nibble).ok_or("invalid piece in header")?);
             }
-            sides.push(Encoding::new(pieces, *order, file as u8)?);
+            // The encoding's error, as the words of a corrupt table.
+            sides.push(Encoding::new(pieces, *order, file as u8).map_err(|e| e.to_string())?);
         }
         ptr += num_pieces;
         encodings.push(sides);

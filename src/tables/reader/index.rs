@@ -21,6 +21,8 @@
 // position, as the Syzygy format defines it; indexed loops say that best.
 #![allow(clippy::needless_range_loop)]
 
+use std::fmt;
+
 use shakmaty::{Color, Piece, Role};
 
 pub(crate) use super::consts::{
@@ -261,12 +263,71 @@ impl LeadWindow {
     }
 }
 
+/// Why a sub-table's header describes no encoding this crate reads: a
+/// damaged header, or a table of another variant than standard chess. It
+/// reads as one line, after the table's path and `corrupt table:`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EncodingError {
+    /// Fewer than two pieces, or more than [`MAX_PIECES`].
+    PieceCount(usize),
+    /// Fewer than two pieces that are the only one of their kind (every
+    /// chess table has two kings).
+    NoUniquePieces,
+    /// The leading group holds a piece that has a twin.
+    LeadNotUnique,
+    /// Pieces of one kind stand apart in the piece list.
+    LikePiecesApart,
+    /// A table with pawns whose piece list does not start with one.
+    PawnNotFirst,
+    /// Leading pawns of a number, or on a file, no table has.
+    LeadingPawns,
+    /// Both sides have pawns but the second group is not the other
+    /// side's pawns.
+    SecondPawnGroup,
+    /// The groups' order is not a permutation the format allows.
+    GroupOrder,
+    /// More pieces than free squares.
+    TooManyPieces,
+    /// The index does not fit in 64 bits.
+    IndexOverflow,
+}
+
+impl fmt::Display for EncodingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EncodingError::PieceCount(n) => {
+                return write!(f, "unsupported number of pieces: {n}");
+            }
+            EncodingError::NoUniquePieces => "fewer than two unique pieces (not a chess table)",
+            EncodingError::LeadNotUnique => "leading group does not consist of unique pieces",
+            EncodingError::LikePiecesApart => "like pieces are not consecutive in the piece list",
+            EncodingError::PawnNotFirst => "pawn table does not start with a pawn",
+            EncodingError::LeadingPawns => "unsupported leading pawns",
+            EncodingError::SecondPawnGroup => "second pawn group missing",
+            EncodingError::GroupOrder => "bad group order",
+            EncodingError::TooManyPieces => "too many pieces",
+            EncodingError::IndexOverflow => "index overflow",
+        })
+    }
+}
+
+impl std::error::Error for EncodingError {}
+
 impl Encoding {
     /// Computes the group data of a sub-table (port of shakmaty-syzygy's
     /// `GroupData::new`, with extra validation).
-    pub(crate) fn new(pieces: Vec<Piece>, order: [u8; 2], file: u8) -> Result<Encoding, String> {
+    ///
+    /// # Errors
+    ///
+    /// [`EncodingError`] when the pieces, the group order or the leading
+    /// file are none a standard chess table has.
+    pub(crate) fn new(
+        pieces: Vec<Piece>,
+        order: [u8; 2],
+        file: u8,
+    ) -> Result<Encoding, EncodingError> {
         if pieces.len() < 2 || pieces.len() > MAX_PIECES {
-            return Err(format!("unsupported number of pieces: {}", pieces.len()));
+            return Err(EncodingError::PieceCount(pieces.len()));
         }
         let count = |p: Piece| pieces.iter().filter(|q| **q == p).count();
         let has_pawns = pieces.iter().any(|p| p.role == Role::Pawn);
@@ -284,10 +345,10 @@ impl Encoding {
         } else if unique == 2 {
             (Lead::Kings, 2)
         } else {
-            return Err("fewer than two unique pieces (not a chess table)".into());
+            return Err(EncodingError::NoUniquePieces);
         };
         if first_len > 0 && pieces[..first_len].iter().any(|p| count(*p) != 1) {
-            return Err("leading group does not consist of unique pieces".into());
+            return Err(EncodingError::LeadNotUnique);
         }
 
         let mut lens = Vec::new();
@@ -301,7 +362,7 @@ impl Encoding {
                 j += 1;
             }
             if count(pieces[i]) != j - i {
-                return Err("like pieces are not consecutive in the piece list".into());
+                return Err(EncodingError::LikePiecesApart);
             }
             lens.push(j - i);
             i = j;
@@ -309,13 +370,13 @@ impl Encoding {
 
         if has_pawns {
             if pieces[0].role != Role::Pawn {
-                return Err("pawn table does not start with a pawn".into());
+                return Err(EncodingError::PawnNotFirst);
             }
             if !(1..=5).contains(&lens[0]) || file >= 4 {
-                return Err("unsupported leading pawns".into());
+                return Err(EncodingError::LeadingPawns);
             }
             if pp && (lens.len() < 2 || pieces[lens[0]].role != Role::Pawn) {
-                return Err("second pawn group missing".into());
+                return Err(EncodingError::SecondPawnGroup);
             }
         }
 
@@ -337,7 +398,7 @@ impl Encoding {
                 0
             } else if k == order[1] {
                 if !pp {
-                    return Err("bad group order".into());
+                    return Err(EncodingError::GroupOrder);
                 }
                 radix[1] = binom(48 - lens[0] as u64, lens[1]);
                 1
@@ -345,20 +406,22 @@ impl Encoding {
                 radix[next] = binom(free_squares, lens[next]);
                 free_squares = free_squares
                     .checked_sub(lens[next] as u64)
-                    .ok_or("too many pieces")?;
+                    .ok_or(EncodingError::TooManyPieces)?;
                 next += 1;
                 next - 1
             };
             if assigned[g] {
-                return Err("bad group order".into());
+                return Err(EncodingError::GroupOrder);
             }
             assigned[g] = true;
             factors[g] = idx;
-            idx = idx.checked_mul(radix[g]).ok_or("index overflow")?;
-            k = k.checked_add(1).ok_or("bad group order")?;
+            idx = idx
+                .checked_mul(radix[g])
+                .ok_or(EncodingError::IndexOverflow)?;
+            k = k.checked_add(1).ok_or(EncodingError::GroupOrder)?;
         }
         if assigned.iter().any(|a| !a) || radix.contains(&0) {
-            return Err("bad group order".into());
+            return Err(EncodingError::GroupOrder);
         }
 
         Ok(Encoding {

@@ -184,6 +184,46 @@ impl std::error::Error for SweepError {
     }
 }
 
+/// Why a table's headers describe no table of its material: the words of a
+/// [`SweepError::Corrupt`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum HeaderError {
+    /// The file is longer than this machine's addresses reach.
+    TooLarge,
+    /// The headers are malformed or truncated.
+    Format(format::Corrupt),
+    /// The layout flags say pawns, or a split table, where the material
+    /// says otherwise.
+    LayoutFlags,
+    /// A sub-table's pieces are not the material of the file name.
+    Pieces,
+    /// The sub-tables' leading pawns are of different colours.
+    LeadColour,
+    /// A symmetric DTZ table with pawns that stores Black to move.
+    SymmetricBlack,
+    /// Two sub-tables store the same side (and file).
+    SideTwice,
+    /// A WDL table with a value past the five WDL classes.
+    WdlValue(u16),
+}
+
+impl fmt::Display for HeaderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            HeaderError::TooLarge => "file too large",
+            HeaderError::Format(what) => what,
+            HeaderError::LayoutFlags => "layout flags do not match the material",
+            HeaderError::Pieces => "header pieces do not match the file name",
+            HeaderError::LeadColour => "inconsistent leading pawn colour",
+            HeaderError::SymmetricBlack => "symmetric pawn DTZ table stores black to move",
+            HeaderError::SideTwice => "side stored twice",
+            HeaderError::WdlValue(v) => return write!(f, "WDL value {v} out of range"),
+        })
+    }
+}
+
+impl std::error::Error for HeaderError {}
+
 /// A decoded DTZ value in shakmaty-syzygy's `Dtz` convention.
 ///
 /// `dtz` is positive if the side to move wins, negative if it loses, 0 for
@@ -381,7 +421,7 @@ impl SweepTable {
                         return Self::from_parts(path.to_owned(), kind, name, counts, parsed, file)
                             .map_err(|what| SweepError::Corrupt {
                                 path: path.to_owned(),
-                                what,
+                                what: what.to_string(),
                             });
                     }
                     prefix_len = needed.min(len);
@@ -390,7 +430,7 @@ impl SweepTable {
                 Err(what) => {
                     return Err(SweepError::Corrupt {
                         path: path.to_owned(),
-                        what,
+                        what: what.to_string(),
                     })
                 }
             }
@@ -404,12 +444,13 @@ impl SweepTable {
         counts: Counts,
         prefix: &[u8],
         file_len: u64,
-    ) -> Result<format::Parsed, String> {
+    ) -> Result<format::Parsed, HeaderError> {
         let pawn = Role::Pawn as usize - 1;
         let pp = counts[0][pawn] > 0 && counts[1][pawn] > 0;
         let num_pieces: usize = counts.iter().flatten().map(|&n| usize::from(n)).sum();
-        let file_len = usize::try_from(file_len).map_err(|_| "file too large".to_owned())?;
+        let file_len = usize::try_from(file_len).map_err(|_| HeaderError::TooLarge)?;
         format::parse(prefix, file_len, kind == TableKind::Wdl, num_pieces, pp)
+            .map_err(HeaderError::Format)
     }
 
     fn from_parts(
@@ -419,14 +460,14 @@ impl SweepTable {
         counts: Counts,
         parsed: format::Parsed,
         data: TableFile,
-    ) -> Result<SweepTable, String> {
+    ) -> Result<SweepTable, HeaderError> {
         let pawn = Role::Pawn as usize - 1;
         let has_pawns = counts[0][pawn] + counts[1][pawn] > 0;
         let symmetric = counts[0] == counts[1];
         let layout_pawns = parsed.layout & format::LAYOUT_HAS_PAWNS != 0;
         let layout_split = parsed.layout & format::LAYOUT_SPLIT != 0;
         if layout_pawns != has_pawns || layout_split == symmetric {
-            return Err("layout flags do not match the material".into());
+            return Err(HeaderError::LayoutFlags);
         }
 
         let mut subs = Vec::new();
@@ -436,14 +477,14 @@ impl SweepTable {
         for (file, sides) in parsed.files.into_iter().enumerate() {
             for (s, (encoding, pairs)) in sides.into_iter().enumerate() {
                 if counts_of(encoding.pieces.iter().copied()) != counts {
-                    return Err("header pieces do not match the file name".into());
+                    return Err(HeaderError::Pieces);
                 }
                 if has_pawns {
                     let first = encoding.pieces[0];
                     if file == 0 && s == 0 {
                         lead_color = first.color;
                     } else if first.color != lead_color {
-                        return Err("inconsistent leading pawn colour".into());
+                        return Err(HeaderError::LeadColour);
                     }
                 }
                 let side = match kind {
@@ -451,7 +492,7 @@ impl SweepTable {
                     TableKind::Dtz => {
                         let stm = pairs.flags & FLAG_STM != 0;
                         if symmetric && stm && has_pawns {
-                            return Err("symmetric pawn DTZ table stores black to move".into());
+                            return Err(HeaderError::SymmetricBlack);
                         }
                         if stm && !symmetric {
                             Color::Black
@@ -462,7 +503,7 @@ impl SweepTable {
                 };
                 let slot = &mut stored[file][cidx(side)];
                 if *slot {
-                    return Err("side stored twice".into());
+                    return Err(HeaderError::SideTwice);
                 }
                 *slot = true;
                 subs.push((file as u8, side, encoding));
@@ -472,7 +513,7 @@ impl SweepTable {
 
         if kind == TableKind::Wdl {
             if let Some(pairs) = pairs_of.iter().find(|p| p.max_value > 4) {
-                return Err(format!("WDL value {} out of range", pairs.max_value));
+                return Err(HeaderError::WdlValue(pairs.max_value));
             }
         }
 

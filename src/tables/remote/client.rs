@@ -4,6 +4,7 @@
 //! the Lichess API guidelines ask) before trying again.
 
 use std::{
+    fmt,
     sync::Mutex,
     time::{Duration, Instant},
 };
@@ -31,9 +32,49 @@ pub(crate) const MAX_ATTEMPTS: u32 = 4;
 /// The wait after a 429 when the service names none.
 pub(crate) const RATE_LIMIT_WAIT: Duration = Duration::from_secs(60);
 
+/// Why the client gave up on a request. It reads as one line that follows
+/// the service's URL in [`crate::Error::Remote`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum GaveUp {
+    /// The service still limited the rate (HTTP 429) after this many
+    /// attempts.
+    RateLimited {
+        /// The attempts made.
+        attempts: u32,
+    },
+    /// The service answered a status that trying again will not change.
+    Status {
+        /// The status code.
+        status: u16,
+        /// The body's first 80 characters.
+        shown: String,
+    },
+    /// The service could not be reached at all ([`Reply::Unreachable`]).
+    Unreachable(String),
+}
+
+impl fmt::Display for GaveUp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GaveUp::RateLimited { attempts } => write!(
+                f,
+                "it still limits our rate (HTTP 429) after {attempts} attempts; try again later"
+            ),
+            GaveUp::Status { status, shown } => write!(f, "it answered HTTP {status} ({shown:?})"),
+            GaveUp::Unreachable(why) => write!(f, "cannot reach it: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for GaveUp {}
+
 /// What to do after a reply that is not a success: wait and try again, or
-/// give up with a one-line reason. `attempt` counts from 1.
-pub(crate) fn after_failure(reply: &Reply, attempt: u32) -> Result<Duration, String> {
+/// give up. `attempt` counts from 1.
+///
+/// # Errors
+///
+/// [`GaveUp`] when trying again would not help, or the attempts are spent.
+pub(crate) fn after_failure(reply: &Reply, attempt: u32) -> Result<Duration, GaveUp> {
     let give_up = attempt >= MAX_ATTEMPTS;
     match reply {
         Reply::Http {
@@ -42,9 +83,7 @@ pub(crate) fn after_failure(reply: &Reply, attempt: u32) -> Result<Duration, Str
             ..
         } => {
             if give_up {
-                return Err(format!(
-                    "it still limits our rate (HTTP 429) after {attempt} attempts; try again later"
-                ));
+                return Err(GaveUp::RateLimited { attempts: attempt });
             }
             // Retry-After in seconds; an HTTP date, or nothing, is taken
             // as the guidelines' full minute.
@@ -59,20 +98,27 @@ pub(crate) fn after_failure(reply: &Reply, attempt: u32) -> Result<Duration, Str
         }
         Reply::Http { status, body, .. } => {
             let shown: String = body.chars().take(80).collect();
-            Err(format!("it answered HTTP {status} ({shown:?})"))
+            Err(GaveUp::Status {
+                status: *status,
+                shown,
+            })
         }
         // No network is not a passing state: fail at once.
-        Reply::Unreachable(why) => Err(format!("cannot reach it: {why}")),
+        Reply::Unreachable(why) => Err(GaveUp::Unreachable(why.clone())),
     }
 }
 
 /// Sends `send` until it succeeds or [`after_failure`] gives up, sleeping
 /// through `sleep` between attempts. Returns the body and the number of
 /// attempts.
+///
+/// # Errors
+///
+/// [`after_failure`]'s, for the last reply.
 pub(crate) fn with_retries(
     mut send: impl FnMut() -> Reply,
     mut sleep: impl FnMut(Duration),
-) -> Result<(String, u32), String> {
+) -> Result<(String, u32), GaveUp> {
     let mut attempt = 1;
     loop {
         let reply = send();
@@ -118,7 +164,11 @@ impl Client {
     }
 
     /// The body of `GET /standard?fen=FEN`, and how many attempts it took.
-    pub(crate) fn standard(&self, fen: &str) -> Result<(String, u32), String> {
+    ///
+    /// # Errors
+    ///
+    /// [`GaveUp`], as for [`with_retries`].
+    pub(crate) fn standard(&self, fen: &str) -> Result<(String, u32), GaveUp> {
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
         let url = format!("{}/standard", self.base);
         let fen = fen.replace(' ', "_");
@@ -205,40 +255,44 @@ mod tests {
         assert_eq!(slept, vec![Duration::from_secs(7), Duration::from_secs(4)]);
     }
 
-    #[test]
-    fn gives_up_on_endless_429s() {
+    /// Sends `reply` until the client gives up: the number of attempts,
+    /// the waits between them and the error.
+    fn give_up(reply: Reply) -> (u32, Vec<Duration>, GaveUp) {
         let mut n = 0;
         let mut slept = Vec::new();
         let e = with_retries(
             || {
                 n += 1;
-                http(429, Some("1"), "")
+                reply.clone()
             },
             |d| slept.push(d),
         )
         .unwrap_err();
+        (n, slept, e)
+    }
+
+    #[test]
+    fn gives_up_on_endless_429s() {
+        let (n, slept, e) = give_up(http(429, Some("1"), ""));
         assert_eq!(n, MAX_ATTEMPTS);
         assert_eq!(slept.len() as u32, MAX_ATTEMPTS - 1);
-        assert!(e.contains("429"), "{e}");
+        assert_eq!(
+            e,
+            GaveUp::RateLimited {
+                attempts: MAX_ATTEMPTS
+            }
+        );
+        assert!(e.to_string().contains("429"), "{e}");
     }
 
     #[test]
     fn no_network_fails_at_once() {
-        let mut n = 0;
-        let mut slept = Vec::new();
-        let e = with_retries(
-            || {
-                n += 1;
-                Reply::Unreachable("Dns Failed".into())
-            },
-            |d| slept.push(d),
-        )
-        .unwrap_err();
+        let (n, slept, e) = give_up(Reply::Unreachable("Dns Failed".into()));
         assert_eq!((n, slept.len()), (1, 0));
-        assert!(e.contains("cannot reach"), "{e}");
+        assert_eq!(e.to_string(), "cannot reach it: Dns Failed");
         // A client error is final too.
         let e = after_failure(&http(400, None, "invalid fen"), 1).unwrap_err();
-        assert!(e.contains("HTTP 400") && e.contains("invalid fen"), "{e}");
+        assert_eq!(e.to_string(), "it answered HTTP 400 (\"invalid fen\")");
     }
 
     #[test]
@@ -250,6 +304,6 @@ mod tests {
         };
         let c = Client::new(&format!("http://127.0.0.1:{port}"), Duration::ZERO);
         let e = c.standard("8/8/8/8/8/8/8/KQk5 w - - 0 1").unwrap_err();
-        assert!(e.contains("cannot reach"), "{e}");
+        assert!(matches!(e, GaveUp::Unreachable(_)), "{e}");
     }
 }

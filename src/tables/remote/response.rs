@@ -8,6 +8,8 @@
 //! cursed win (or a loss from a blessed one), and `unknown` that it has no
 //! table. fiftymove reads the raw DTZ and resolves it itself.
 
+use std::fmt;
+
 use serde::Deserialize;
 
 use crate::chess::wdl::Wdl;
@@ -118,17 +120,42 @@ pub struct Answer {
     pub moves: Vec<MoveAnswer>,
 }
 
+/// A response body that is not the tablebase JSON: not JSON, a missing
+/// field (`category`, `moves`, a move's `uci`, `san` or `zeroing`), or an
+/// unknown category. It reads as one line.
+#[derive(Debug)]
+pub struct NotTablebaseJson {
+    /// The JSON decoder's error.
+    pub source: serde_json::Error,
+    /// The body's first 60 characters.
+    pub begins: String,
+}
+
+impl fmt::Display for NotTablebaseJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "its answer is not the tablebase JSON ({}; it begins {:?})",
+            self.source, self.begins
+        )
+    }
+}
+
+impl std::error::Error for NotTablebaseJson {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
 /// Parses a response body.
 ///
 /// # Errors
 ///
-/// A one-line description of what is wrong: not JSON, a missing field
-/// (`category`, `moves`, a move's `uci`, `san` or `zeroing`), or an
-/// unknown category.
-pub fn parse(body: &str) -> Result<Answer, String> {
-    serde_json::from_str(body).map_err(|e| {
-        let shown: String = body.chars().take(60).collect();
-        format!("its answer is not the tablebase JSON ({e}; it begins {shown:?})")
+/// [`NotTablebaseJson`] when the body is not an answer of the service.
+pub fn parse(body: &str) -> Result<Answer, NotTablebaseJson> {
+    serde_json::from_str(body).map_err(|source| NotTablebaseJson {
+        source,
+        begins: body.chars().take(60).collect(),
     })
 }
 
@@ -224,14 +251,14 @@ mod tests {
         for field in ["category", "moves"] {
             let mut j = json.clone();
             j.as_object_mut().unwrap().remove(field);
-            let e = parse(&j.to_string()).unwrap_err();
+            let e = parse(&j.to_string()).unwrap_err().to_string();
             assert!(e.contains(field), "{e}");
         }
         // Nor a move's UCI or zeroing flag.
         for field in ["uci", "zeroing"] {
             let mut j = json.clone();
             j["moves"][0].as_object_mut().unwrap().remove(field);
-            let e = parse(&j.to_string()).unwrap_err();
+            let e = parse(&j.to_string()).unwrap_err().to_string();
             assert!(e.contains(field), "{e}");
         }
         json["category"] = "won".into();
@@ -240,7 +267,9 @@ mod tests {
 
     #[test]
     fn not_json() {
-        let e = parse("<html><body>502 Bad Gateway</body></html>").unwrap_err();
+        let e = parse("<html><body>502 Bad Gateway</body></html>")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("not the tablebase JSON") && e.contains("<html>"),
             "{e}"

@@ -86,6 +86,42 @@ fn kqpkq_in_300_mib_matches_the_generator() {
     );
 }
 
+/// KRB v KR within 400 MB, where the plan takes it as it takes the
+/// largest pawnless tables (its unstored side's DTZ worked out again where
+/// read, its stored DTZ and pass 1's WDL values read through pages, its
+/// codes packed): the pages at their production size (128 MiB of 2^16
+/// indices each, not the unit tests' 1,024-index pages), through the
+/// real binary. Byte for byte the whole sweep's JSON (542 MB by its
+/// bound), and both equal to the generator's statistics.
+#[test]
+fn krbkr_paged_at_the_production_page_size_equals_the_whole_sweep() {
+    let limit = ["--memory-limit", "400M"];
+    let plan = stdout_ok(
+        fiftymove()
+            .args(limit)
+            .args(["--json", "scan", "--plan", "KRBvKR"]),
+    );
+    let plan: serde_json::Value = serde_json::from_str(plan.trim()).unwrap();
+    assert_eq!(plan["fits"], true, "{plan}");
+    assert_eq!(plan["recomputes_unstored"], true, "{plan}");
+    assert_eq!(plan["packed_wdl_codes"], true, "{plan}");
+    for pages in ["stored_dtz_page_bytes", "wdl_page_bytes"] {
+        assert_eq!(plan[pages], 128 << 20, "{plan}");
+    }
+    let paged = stdout_ok(
+        fiftymove()
+            .args(limit)
+            .args(["--quiet", "--json", "scan", "KRBvKR"]),
+    );
+    let whole = scan("sweep", &["KRBvKR"]);
+    assert!(paged == whole, "paged {paged}\nwhole {whole}");
+    let all = genstats::parse(&reference("generator-stats-5-piece-sample.txt")).unwrap();
+    let theirs = all.iter().find(|g| g.material == "KRBvKR").unwrap();
+    let stats: ScanStats = serde_json::from_str(paged.trim()).unwrap();
+    let diffs = genstats::compare(&stats, theirs);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
 /// The two engines' JSON for the same arguments (a shard is written with
 /// `--out`, as the CLI requires, and read back).
 fn same_as_probe(args: &[&str]) {

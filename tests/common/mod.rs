@@ -36,12 +36,36 @@ pub fn reference(name: &str) -> String {
 
 /// The real `fiftymove` binary, pointed at the test tables, quiet.
 pub fn fiftymove() -> Command {
+    fiftymove_over(&tables_dir())
+}
+
+/// The real `fiftymove` binary, pointed at the tables in `dir` only, with
+/// this run's cache.
+pub fn fiftymove_over(dir: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_fiftymove"));
     cmd.arg("--tables")
-        .arg(tables_dir())
+        .arg(dir)
         .env_remove("SYZYGY_PATH")
         .env("FIFTYMOVE_CACHE_DIR", test_cache_dir());
     cmd
+}
+
+/// A temporary directory of symlinks to every file of the test tables but
+/// those of the tables `without` (names such as `KBNvKN`): the test tables
+/// as they were before those were installed.
+pub fn tables_without(without: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for entry in std::fs::read_dir(tables_dir()).expect("the tables directory") {
+        let path = entry.expect("a directory entry").path();
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        if without.contains(&stem) {
+            continue;
+        }
+        let target = std::fs::canonicalize(&path).expect("the table file");
+        std::os::unix::fs::symlink(target, dir.path().join(path.file_name().unwrap()))
+            .expect("a symlink");
+    }
+    dir
 }
 
 /// The cache of this run of a test binary (solved materials, statistics),

@@ -396,7 +396,7 @@ fn kbnkbn_probe_and_line_of_the_longest_cursed_wins_agree_with_python_chess() {
             // fiftymove's output is the probe engine's, which agrees with
             // python-chess.
             let exact = prober.dtz(pos).unwrap();
-            assert_eq!(dtz.as_i64(), Some(i64::from(exact)), "{what}: {fen}");
+            assert_eq!(dtz.as_i64(), Some(i64::from(exact.0)), "{what}: {fen}");
             if !pos.is_checkmate() {
                 assert_eq!(*wdl, got.0, "{what}: {fen}: WDL");
             }

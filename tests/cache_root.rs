@@ -12,6 +12,7 @@ use std::{
     path::{Path, PathBuf},
     process::Command,
 };
+use tempfile::TempDir;
 
 use common::run_ok;
 
@@ -62,8 +63,11 @@ const COMMANDS: [&[&str]; 3] = [
     ],
 ];
 
-#[test]
-fn every_cache_is_under_cache_dir_and_nothing_is_written_outside_it() {
+/// Runs every one of `COMMANDS`, with `flags` first, under a fresh home
+/// (with its own temporary directory) and `--cache-dir` a fresh directory
+/// not yet made; returns the home, the cache's parent (kept alive) and the
+/// cache directory.
+fn run_commands_in_fresh_dirs(flags: &[&str]) -> (TempDir, TempDir, PathBuf) {
     let home = tempfile::tempdir().unwrap();
     fs::create_dir(home.path().join("tmp")).unwrap();
     let root = tempfile::tempdir().unwrap();
@@ -71,11 +75,18 @@ fn every_cache_is_under_cache_dir_and_nothing_is_written_outside_it() {
     for args in COMMANDS {
         run_ok(
             fiftymove_at_home(home.path())
+                .args(flags)
                 .arg("--cache-dir")
                 .arg(&cache)
                 .args(args),
         );
     }
+    (home, root, cache)
+}
+
+#[test]
+fn every_cache_is_under_cache_dir_and_nothing_is_written_outside_it() {
+    let (home, _root, cache) = run_commands_in_fresh_dirs(&[]);
     assert_eq!(files_under(home.path()), Vec::<PathBuf>::new());
     let held = files_under(&cache);
     let under = |prefix: &str, ext: &str| {
@@ -113,19 +124,7 @@ fn every_cache_is_under_cache_dir_and_nothing_is_written_outside_it() {
 
 #[test]
 fn no_cache_writes_no_result() {
-    let home = tempfile::tempdir().unwrap();
-    fs::create_dir(home.path().join("tmp")).unwrap();
-    let root = tempfile::tempdir().unwrap();
-    let cache = root.path().join("fresh");
-    for args in COMMANDS {
-        run_ok(
-            fiftymove_at_home(home.path())
-                .arg("--no-cache")
-                .arg("--cache-dir")
-                .arg(&cache)
-                .args(args),
-        );
-    }
+    let (home, _root, cache) = run_commands_in_fresh_dirs(&["--no-cache"]);
     // Only the md5 verdicts of the tables, which are not results.
     assert_eq!(files_under(&cache), vec![PathBuf::from("verified-md5.tsv")]);
     // The temporary solves of `probe --metric` are removed when done.

@@ -9,7 +9,8 @@
 //!   the census's DTR, equal the wins of `solve --rule N` (a solve under
 //!   that one rule, no DTR), at the census's rules and at rules that cut 3-
 //!   and 4-piece wins short;
-//! - the shipped rows, recomputed from an empty cache;
+//! - the shipped rows, recomputed from an empty cache, and the README's
+//!   findings, quoted from the shipped report;
 //! - shards set side by side with `--from` give the unsharded census, and a
 //!   killed census resumes with every finished material read back.
 
@@ -182,7 +183,7 @@ fn kept_wins_equal_the_rule_solves_on_3_4_piece_materials() {
 /// data/census`) against the generator, for every material it has figures
 /// for: the 35 of 3 and 4 pieces and the 5-piece sample.
 #[test]
-#[ignore = "needs data/census, which `fiftymove census --out data/census` makes (about 4 hours on 2 cores): on demand until the census ships"]
+#[ignore = "needs data/census, which `fiftymove census --out data/census` makes (about 4 hours on 2 cores, most of it the 50 five-piece materials with pawns): on demand until the census ships"]
 fn shipped_census_matches_the_generator() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/census/census.json");
     let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
@@ -201,7 +202,7 @@ fn shipped_census_matches_the_generator() {
 /// A sample of the shipped rows, recomputed from an empty cache, equals
 /// them (but for the build that made them).
 #[test]
-#[ignore = "needs data/census, which `fiftymove census --out data/census` makes (about 4 hours on 2 cores): on demand until the census ships"]
+#[ignore = "needs data/census, which `fiftymove census --out data/census` makes (about 4 hours on 2 cores, most of it the 50 five-piece materials with pawns): on demand until the census ships"]
 fn shipped_rows_are_recomputed_from_an_empty_cache() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/census/census.json");
     let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
@@ -227,6 +228,38 @@ fn shipped_rows_are_recomputed_from_an_empty_cache() {
         );
     }
     assert_eq!(rows(&fresh).len(), sample.len());
+}
+
+/// The README's census findings are the shipped report's headline, quoted:
+/// each quoted line (`> ` in the README's census section) is a line of
+/// `data/census/census.md`, so no number of it is typed in.
+#[test]
+#[ignore = "needs data/census, which `fiftymove census --out data/census` makes (about 4 hours on 2 cores, most of it the 50 five-piece materials with pawns): on demand until the census ships"]
+fn readme_quotes_the_shipped_census_headline() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let report = std::fs::read_to_string(root.join("data/census/census.md")).unwrap();
+    let start = readme
+        .find("## What the census finds")
+        .expect("the README's census section");
+    let quoted: Vec<&str> = readme[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("## "))
+        .filter_map(|l| l.strip_prefix("> "))
+        .collect();
+    assert!(quoted.len() >= 4, "{quoted:?}");
+    let headline: Vec<String> = report
+        .lines()
+        .map(|l| l.trim_start_matches("- ").replace('`', ""))
+        .collect();
+    for q in quoted {
+        let q = q.trim_start_matches("- ").replace('`', "");
+        assert!(
+            headline.contains(&q),
+            "README quotes a line that data/census/census.md lacks: {q}"
+        );
+    }
 }
 
 /// Shards written with `--shard K/N --out DIR` and set side by side with

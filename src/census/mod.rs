@@ -286,11 +286,18 @@ pub fn estimated_positions(material: &Material) -> f64 {
 /// from [`estimated_positions`] and a cost per position measured on the
 /// census of the 145 materials up to five pieces (docs/census.md): a first
 /// guess for the plan and the ETA, which the run corrects as it measures.
+/// A DTR solve's time follows its number of levels (its longest DTR) as
+/// much as its size, which no estimate knows before the solve: single
+/// 5-piece materials took from 0.1 to 2.4 times this guess.
 pub fn estimated_seconds(material: &Material, threads: usize) -> f64 {
     // CPU-nanoseconds per estimated position of a DTR solve, pawnless and
-    // with pawns (their slices cost more per position).
-    const PAWNLESS_NS: f64 = 120.0;
-    const PAWNS_NS: f64 = 200.0;
+    // with pawns: the 5-piece materials' CPU time (wall time on 2 threads,
+    // twice) over their estimated positions, on the idle 2-core machine
+    // of the census of 2026-12-07 (the pawnless 60 materials; the first
+    // materials with pawns). The first guess, 120 and 200, was 6 and 4
+    // times too small.
+    const PAWNLESS_NS: f64 = 770.0;
+    const PAWNS_NS: f64 = 730.0;
     let ns = if material.has_pawns() {
         PAWNS_NS
     } else {

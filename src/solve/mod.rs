@@ -72,6 +72,7 @@ mod dtr;
 mod exits;
 mod geometry;
 mod layout;
+mod level_state;
 mod levels;
 mod memory;
 mod pages;

@@ -68,6 +68,7 @@ mod checkpoint;
 mod closure;
 mod compact;
 mod drive;
+mod dtmn;
 mod dtr;
 mod exits;
 mod geometry;

@@ -42,22 +42,12 @@ use super::{
     board::Board,
     exits::Exits,
     layout::{Layout, Squares, MAX_PIECES},
+    level_state::{update, State, INF, LOSER, NEVER, PINNED, WINNER},
     levels::{Levels, BLOCK},
     retract::{each_predecessor, per_side, prefetch, side, MAX_PREDECESSORS},
     value::{self, Outcome, SliceValues, MAX_DEPTH, NONE},
 };
 use crate::error::{Error, Result};
-
-/// No bound yet.
-const INF: u16 = u16::MAX;
-/// The level of a state that has not changed.
-const NEVER: u16 = u16::MAX;
-
-const WINNER: u64 = 1 << 56;
-const LOSER: u64 = 2 << 56;
-const PINNED: u64 = 4 << 56;
-/// The change before the last was at the level before the last one's.
-const CHANGED_BEFORE: u64 = 8 << 56;
 
 /// Whether a value `t` is final at `level`: every candidate `max(d, t')`
 /// that a later change to `t' < t` at a level `d >= level` could make is
@@ -70,103 +60,6 @@ const CHANGED_BEFORE: u64 = 8 << 56;
 #[inline]
 fn settled(t: u16, level: u16) -> bool {
     t <= level
-}
-
-/// Changes the state in `cell` to what `change` makes of it (`None`: leaves
-/// it), by compare-and-swap, `change` tried again on the state another
-/// thread left; returns the state before and after, if it changed.
-#[inline]
-fn update(
-    cell: &AtomicU64,
-    mut change: impl FnMut(State) -> Option<State>,
-) -> Option<(State, State)> {
-    let mut cur = cell.load(Relaxed);
-    loop {
-        let st = State::unpack(cur);
-        let next = change(st)?;
-        match cell.compare_exchange_weak(cur, next.pack(), Relaxed, Relaxed) {
-            Ok(_) => return Some((st, next)),
-            Err(now) => cur = now,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct State {
-    t: u16,
-    prev: u16,
-    level: u16,
-    count: u8,
-    flags: u64,
-}
-
-impl State {
-    #[inline]
-    fn unpack(x: u64) -> State {
-        State {
-            t: x as u16,
-            prev: (x >> 16) as u16,
-            level: (x >> 32) as u16,
-            count: (x >> 48) as u8,
-            flags: x & (0xFF << 56),
-        }
-    }
-
-    #[inline]
-    fn pack(self) -> u64 {
-        u64::from(self.t)
-            | u64::from(self.prev) << 16
-            | u64::from(self.level) << 32
-            | u64::from(self.count) << 48
-            | self.flags
-    }
-
-    fn winner(self) -> bool {
-        self.flags & WINNER != 0
-    }
-
-    fn loser(self) -> bool {
-        self.flags & LOSER != 0
-    }
-
-    /// The value at `level - 1`, read at `level`.
-    #[inline]
-    fn before(self, level: u16) -> u16 {
-        if self.level == level {
-            self.prev
-        } else {
-            self.t
-        }
-    }
-
-    /// Whether it changed at `level`, read at `level + 1` (when it may have
-    /// changed again).
-    #[inline]
-    fn changed_at(self, level: u16) -> bool {
-        self.level == level
-            || (self.level == level.wrapping_add(1) && self.flags & CHANGED_BEFORE != 0)
-    }
-
-    /// The state after a change to `t` at `level`.
-    #[inline]
-    fn change(self, t: u16, level: u16) -> State {
-        if self.level == level {
-            State { t, ..self }
-        } else {
-            let before = if self.level.wrapping_add(1) == level {
-                CHANGED_BEFORE
-            } else {
-                0
-            };
-            State {
-                t,
-                prev: self.t,
-                level,
-                flags: (self.flags & !CHANGED_BEFORE) | before,
-                ..self
-            }
-        }
-    }
 }
 
 /// Solves slice `slice` in DTR, given its values without a rule

@@ -30,7 +30,9 @@
 //!   (depth by the rule), the first two through one loop (`drive`: first
 //!   pass, levels, `checkpoint`s), all three walking back through
 //!   `retract`; the zeroing moves through `exits` into the tables kept
-//!   (`table`), whole or page by page (`pages`).
+//!   (`table`), whole or page by page (`pages`). `dtmn` (depth to mate
+//!   under a rule, by halfmove clock) keeps DTR's packed state
+//!   (`level_state`); its tests reach it, the command line not yet.
 //! - the ground: the cache files (`cache`, and `cache_error` for why a file
 //!   is not used), the index (`layout`, `geometry`), the moves (`board`),
 //!   the two-byte values (`value`), the sets of blocks by level (`levels`),
@@ -68,10 +70,15 @@ mod checkpoint;
 mod closure;
 mod compact;
 mod drive;
+// Reached from its tests only until `solve --metric dtm --rule N` takes it
+// (issue 66).
+#[cfg_attr(not(test), allow(dead_code))]
+mod dtmn;
 mod dtr;
 mod exits;
 mod geometry;
 mod layout;
+mod level_state;
 mod levels;
 mod memory;
 mod pages;

@@ -7,6 +7,7 @@
 //! test binary into a cache the tests share ([`solved_3_4_piece_cache`]).
 
 mod classes;
+mod dtmn;
 mod knobs;
 mod metrics;
 mod paged;

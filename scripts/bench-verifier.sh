@@ -6,8 +6,9 @@
 # earlier build), and checks that both print the same statistics (the
 # `build` field, which names the build, aside).
 #
-# Each command runs --repeat times (default 1) and the least time is kept,
-# so a stray load spike costs a repeat, not the ratio. Run it on a machine
+# Each command runs --repeat times (default 1), the commands taking turns
+# round after round, and the least time is kept, so a stray load spike or a
+# drift of the machine's speed costs a repeat, not the ratio. Run it on a machine
 # doing nothing else: the times are wall-clock.
 #
 # Options:
@@ -63,26 +64,24 @@ bin="${CARGO_TARGET_DIR:-target}/release/fiftymove"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# The least wall-clock seconds of --repeat runs of a command, its stdout
-# (of the last run) in $1.
-least() {
+# The wall-clock seconds of one run of a command, its stdout in $1.
+once() {
     local out="$1"; shift
-    local best="" start end t i
-    for ((i = 0; i < repeat; i++)); do
-        start=$(date +%s.%N)
-        # (In a command substitution: a failure is reported here, and the
-        # empty time it leaves makes the caller stop.)
-        if ! "$@" > "$out"; then
-            echo "error: failed: $*" >&2
-            return 1
-        fi
-        end=$(date +%s.%N)
-        t=$(echo "$end - $start" | bc -l)
-        if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then
-            best="$t"
-        fi
-    done
-    echo "$best"
+    local start end
+    start=$(date +%s.%N)
+    # (In a command substitution: a failure is reported here, and the
+    # empty time it leaves makes the caller stop.)
+    if ! "$@" > "$out"; then
+        echo "error: failed: $*" >&2
+        return 1
+    fi
+    end=$(date +%s.%N)
+    echo "$end - $start" | bc -l
+}
+
+# The smaller of two times ($1 empty: none yet).
+smaller() {
+    if [ -z "$1" ] || [ "$(echo "$2 < $1" | bc -l)" = 1 ]; then echo "$2"; else echo "$1"; fi
 }
 
 # The statistics document without its `build` field.
@@ -108,26 +107,41 @@ printf '%-8s %10s %10s %12s %10s %12s\n' material "scan s" "before s" "scan/befo
 for m in $materials; do
     # No md5 check and no cache: the scan alone, as rtbver does it.
     scan=(--tables "$tables" --threads "$threads" --json -q --no-verify --no-cache scan "$m")
-    t_scan=$(least "$tmp/$m.json" "$bin" "${scan[@]}") || exit 1
-    t_before="-" r_before="-"
+    # The commands take turns, round after round, so that a drift of the
+    # machine's speed touches them alike; each keeps its least time.
+    t_scan="" t_before="" t_ver=""
+    for ((round = 0; round < repeat; round++)); do
+        t=$(once "$tmp/$m.json" "$bin" "${scan[@]}") || exit 1
+        t_scan=$(smaller "$t_scan" "$t")
+        if [ -n "$before" ]; then
+            t=$(once "$tmp/$m.before.json" "$before" "${scan[@]}") || exit 1
+            t_before=$(smaller "$t_before" "$t")
+        fi
+        if [ -n "$verifier" ]; then
+            t=$(once "$tmp/$m.rtbver.txt" verify "$m") || exit 1
+            t_ver=$(smaller "$t_ver" "$t")
+            if ! grep -q '^No errors\.' "$tmp/$m.rtbver.txt"; then
+                echo "$m: rtbver did not report \"No errors.\"" >&2
+                status=1
+            fi
+        fi
+    done
+    r_before="-" r_ver="-"
     if [ -n "$before" ]; then
-        t_before=$(least "$tmp/$m.before.json" "$before" "${scan[@]}") || exit 1
         if [ "$(strip_build "$tmp/$m.json")" != "$(strip_build "$tmp/$m.before.json")" ]; then
             echo "$m: the two builds' statistics differ" >&2
             status=1
         fi
         r_before="$(fmt "$(echo "$t_scan / $t_before" | bc -l)")"
         t_before="$(fmt "$t_before")"
+    else
+        t_before="-"
     fi
-    t_ver="-" r_ver="-"
     if [ -n "$verifier" ]; then
-        t_ver=$(least "$tmp/$m.rtbver.txt" verify "$m") || exit 1
-        if ! grep -q '^No errors\.' "$tmp/$m.rtbver.txt"; then
-            echo "$m: rtbver did not report \"No errors.\"" >&2
-            status=1
-        fi
         r_ver="$(fmt "$(echo "$t_scan / $t_ver" | bc -l)")"
         t_ver="$(fmt "$t_ver")"
+    else
+        t_ver="-"
     fi
     printf '%-8s %10s %10s %12s %10s %12s\n' "$m" "$(fmt "$t_scan")" "$t_before" "$r_before" "$t_ver" "$r_ver"
 done
